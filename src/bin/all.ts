@@ -1,0 +1,12 @@
+import { awaitRedis, bootstrap, onShutdown } from './bootstrap.js';
+import { startWeb, startWorker } from './roles.js';
+
+/** Every role in one process (`npm start`): for a laptop or a demo. */
+const b = bootstrap('all');
+await awaitRedis(b);
+const web = await startWeb(b);
+const worker = startWorker(b);
+onShutdown(b, async () => {
+  await web.stop();
+  await worker.stop();
+});

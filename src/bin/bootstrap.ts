@@ -1,0 +1,72 @@
+import { ConfigError, DEV_SECRET_IN_USE, loadConfig, type Config } from '../config.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { waitReady } from '../redis/connection.js';
+import { createServices, type Services } from '../services.js';
+
+/**
+ * What every entry point does first: read the config (one line and exit 1 when it is wrong),
+ * make the logger and services, warn about unsafe development settings, and install the
+ * signal handlers that run the role's graceful shutdown once.
+ */
+export interface Bootstrapped {
+  config: Config;
+  log: Logger;
+  services: Services;
+}
+
+export function bootstrap(role: string): Bootstrapped {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`pin-auth: configuration error: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const log = createLogger({ level: config.logLevel, production: config.production, role, instance: config.instanceName });
+  if (DEV_SECRET_IN_USE(config)) log.warn('JWT_SECRET is not set: using a fixed development secret. Never do this in production.');
+  if (!config.webhookSecret && !config.webhookJwtKey) {
+    log.warn('WEBHOOK_SECRET and WEBHOOK_JWT_KEY are not set: anyone who can reach the webhook can sign in as anyone.');
+  }
+  const services = createServices(config, log, role);
+  process.on('unhandledRejection', (reason) => log.error('unhandled rejection', { error: String(reason) }));
+  return { config, log, services };
+}
+
+/** Waits (bounded) for Redis so the first requests don't fail needlessly; starts anyway after. */
+export async function awaitRedis(b: Bootstrapped, timeoutMs = 10000): Promise<void> {
+  try {
+    await waitReady(b.services.redis, timeoutMs);
+  } catch {
+    b.log.warn('Redis is not reachable yet; starting anyway (requests answer 503 until it is)');
+  }
+}
+
+/** Runs `stop` once on SIGTERM or SIGINT, then exits 0 (1 if stopping failed or overran). */
+export function onShutdown(b: Bootstrapped, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    b.log.info('shutting down', { signal });
+    const hardLimit = setTimeout(() => {
+      b.log.error('shutdown overran its limit; exiting');
+      process.exit(1);
+    }, b.config.shutdownTimeoutMs + 3000);
+    hardLimit.unref();
+    stop()
+      .then(() => b.services.close())
+      .then(() => {
+        b.log.info('stopped');
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        b.log.error('shutdown failed', { error: String(err) });
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}

@@ -1,0 +1,7 @@
+import { awaitRedis, bootstrap, onShutdown } from './bootstrap.js';
+import { startWorker } from './roles.js';
+
+const b = bootstrap('worker');
+await awaitRedis(b);
+const worker = startWorker(b);
+onShutdown(b, () => worker.stop());

@@ -1,0 +1,51 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Services } from '../services.js';
+import type { AppState, AppContext } from './context.js';
+import { errorHandler } from './middleware/errors.js';
+import { requestContext } from './middleware/request-context.js';
+import { registerCheckLoginRoute } from './routes/check-login.js';
+import { registerHealthRoute } from './routes/health.js';
+import { registerLogoutRoute } from './routes/logout.js';
+import { registerMessagingEndpointRoute, type WebhookHooks } from './routes/messaging-endpoint.js';
+import { registerProfileRoute } from './routes/profile.js';
+import { registerRefreshTokenRoute } from './routes/refresh-token.js';
+import { registerRegisterPinRoute } from './routes/register-pin.js';
+import { registerSendMessageRoute } from './routes/send-message.js';
+
+export const API_BODY_LIMIT = '16kb';
+
+export interface AppHooks {
+  webhook?: WebhookHooks;
+  /** called once per request with its duration (metrics) */
+  onRequest?: (ctx: AppContext, seconds: number) => void;
+  /** extra middleware mounted before the API routes (dashboard, metrics, headers) */
+  before?: Koa.Middleware<AppState>[];
+}
+
+/** The Koa application: request context, one error handler, the spec's routes. */
+export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppState> {
+  const app = new Koa<AppState>();
+  if (services.config.trustProxy) {
+    // Behind Heroku's router or a load balancer: the last X-Forwarded-For hop is the client.
+    app.proxy = true;
+    app.maxIpsCount = 1;
+  }
+  app.silent = true;
+  app.use(requestContext(services.log, hooks.onRequest));
+  app.use(errorHandler());
+  for (const mw of hooks.before ?? []) app.use(mw);
+
+  const router = new Router<AppState>();
+  registerHealthRoute(router, services);
+  registerRegisterPinRoute(router, services, API_BODY_LIMIT);
+  registerCheckLoginRoute(router, services, API_BODY_LIMIT);
+  registerRefreshTokenRoute(router, services, API_BODY_LIMIT);
+  registerProfileRoute(router, services);
+  registerLogoutRoute(router, services, API_BODY_LIMIT);
+  registerSendMessageRoute(router, services, API_BODY_LIMIT);
+  registerMessagingEndpointRoute(router, services, hooks.webhook);
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  return app;
+}

@@ -1,0 +1,46 @@
+import type { Next } from 'koa';
+import { AppError, toAppError } from '../../errors.js';
+import type { AppContext } from '../context.js';
+
+/**
+ * The one place errors become responses: the DESIGN.md body, never a stack trace. Errors of
+ * koa-bodyparser, raw-body and the router (which carry an http `status`) keep their meaning.
+ */
+function fromHttpError(err: unknown): AppError | null {
+  if (!(err instanceof Error) || err instanceof AppError) return null;
+  const status = (err as { status?: unknown }).status;
+  const type = (err as { type?: unknown }).type;
+  if (typeof status !== 'number') return null;
+  if (status === 413 || type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE');
+  if (status === 415) return new AppError('VALIDATION_ERROR', 'Content-Type must be application/json');
+  if (status === 405) return new AppError('METHOD_NOT_ALLOWED');
+  if (status === 404) return new AppError('NOT_FOUND');
+  if (status === 400) return new AppError('VALIDATION_ERROR', 'Malformed request body');
+  if (status >= 400 && status < 500) return new AppError('VALIDATION_ERROR', 'Invalid request');
+  return null;
+}
+
+export function errorHandler() {
+  return async (ctx: AppContext, next: Next): Promise<void> => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+    } catch (thrown) {
+      const err = fromHttpError(thrown) ?? toAppError(thrown);
+      if (err.status >= 500) {
+        ctx.state.log?.error('request failed', {
+          code: err.code,
+          error: err.cause instanceof Error ? err.cause.message : String(err.cause ?? err.message),
+          stack: err.status === 500 && err.cause instanceof Error ? err.cause.stack : undefined,
+        });
+      }
+      ctx.status = err.status;
+      if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));
+      if (err.code === 'METHOD_NOT_ALLOWED' && thrown instanceof Error) {
+        const allow = (thrown as { headers?: Record<string, string> }).headers?.Allow;
+        if (allow) ctx.set('Allow', allow);
+      }
+      ctx.body = err.toBody();
+    }
+  };
+}

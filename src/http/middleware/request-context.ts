@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import type { Next } from 'koa';
+import type { Logger } from '../../observability/logger.js';
+import type { AppContext } from '../context.js';
+
+const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Gives every request an id (the caller's X-Request-Id when sane), a logger that stamps it on
+ * every line, and one access-log line with method, route, status and duration (never bodies).
+ */
+export function requestContext(log: Logger, onFinish?: (ctx: AppContext, seconds: number) => void) {
+  return async (ctx: AppContext, next: Next): Promise<void> => {
+    const incoming = ctx.get('x-request-id');
+    const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = log.child({ requestId });
+    ctx.set('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      onFinish?.(ctx, seconds);
+      ctx.state.log.http('request', {
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        ms: Math.round(seconds * 1e4) / 10,
+        ip: ctx.ip,
+      });
+    }
+  };
+}

@@ -1,0 +1,67 @@
+import { Worker, type Processor } from 'bullmq';
+import { createProvider } from '../messaging/providers/index.js';
+import { createRedis } from '../redis/connection.js';
+import { Notifier } from '../realtime/notifier.js';
+import type { Services } from '../services.js';
+import { QUEUE } from './jobs.js';
+import { expiryProcessor } from './workers/expiry.js';
+import { inboundProcessor, type InboundHooks } from './workers/inbound.js';
+import { outboundBackoff, outboundProcessor } from './workers/outbound.js';
+
+export interface WorkerHooks extends InboundHooks {
+  onExpired?: () => void;
+}
+
+export interface WorkerHost {
+  workers: Worker[];
+  /** Stops fetching, lets active jobs finish (bounded by the timeout), then closes. */
+  close(timeoutMs: number): Promise<void>;
+}
+
+/** Starts the BullMQ workers of every queue on a blocking connection of their own. */
+export function startWorkers(services: Services, hooks: WorkerHooks = {}): WorkerHost {
+  const { config, keys, log, redis } = services;
+  const connection = createRedis(config.redisUrl, 'worker', `pinauth:worker:${config.instanceName}`);
+  const notifier = new Notifier(redis, keys.socketChannel());
+  const common = {
+    connection,
+    prefix: keys.bull(),
+    stalledInterval: config.stalledIntervalMs,
+    lockDuration: Math.max(config.stalledIntervalMs, 5000),
+    maxStalledCount: 3,
+  };
+
+  const make = <D, R>(name: string, processor: Processor<D, R>, extra: Record<string, unknown> = {}): Worker<D, R> => {
+    const worker = new Worker<D, R>(name, processor, { ...common, ...extra });
+    worker.on('failed', (job, err) => {
+      log.warn('job failed', { queue: name, jobId: job?.id, attempts: job?.attemptsMade, reason: err.message });
+    });
+    worker.on('error', (err) => log.error('worker error', { queue: name, error: err.message }));
+    return worker;
+  };
+
+  const workers: Worker[] = [
+    make(QUEUE.inbound, inboundProcessor(services, notifier, hooks), { concurrency: config.inboundConcurrency }),
+    make(QUEUE.expiry, expiryProcessor(services, notifier, hooks.onExpired), { concurrency: 32 }),
+    make(QUEUE.outbound, outboundProcessor(createProvider(config, log), log), {
+      concurrency: 16,
+      // shared by every worker process: keeps us under the gateway's rate
+      limiter: { max: config.outboundPerSecond, duration: 1000 },
+      settings: { backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) => outboundBackoff(attemptsMade, err) },
+    }),
+  ];
+
+  return {
+    workers,
+    async close(timeoutMs: number) {
+      const graceful = Promise.all(workers.map((w) => w.close()));
+      const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
+      if ((await Promise.race([graceful.then(() => 'done' as const), timer])) === 'timeout') {
+        // Jobs still running are left locked; another worker picks them up as stalled.
+        log.warn('workers did not finish in time; closing forcefully');
+        await Promise.all(workers.map((w) => w.close(true)));
+      }
+      connection.disconnect();
+    },
+  };
+}

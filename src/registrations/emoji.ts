@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Emoji strings: what the user types into the chat. Both sides of a match are normalised
+ * (NFC, variation selector U+FE0F removed, whitespace removed), so `❤️` and `❤` match.
+ */
+export const MAX_EMOJI = 16;
+
+const RGI_EMOJI = /^\p{RGI_Emoji}$/v;
+const PICTOGRAPHIC = /^\p{Extended_Pictographic}$/u;
+const VS16 = /\uFE0F/g;
+const WHITESPACE = /\s+/gu;
+const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+export function normaliseEmoji(text: string): string {
+  return text.normalize('NFC').replace(VS16, '').replace(WHITESPACE, '');
+}
+
+/** One grapheme cluster is an emoji, with or without its variation selectors. */
+function isEmojiGrapheme(g: string): boolean {
+  if (RGI_EMOJI.test(g)) return true;
+  const bare = g.replace(VS16, '');
+  if (RGI_EMOJI.test(bare)) return true;
+  const cps = [...bare];
+  // text-style forms such as ❤ or 1⃣ are RGI emoji once FE0F follows the first code point
+  if (cps.length >= 1 && RGI_EMOJI.test(cps[0] + '\uFE0F' + cps.slice(1).join(''))) return true;
+  return cps.length === 1 && PICTOGRAPHIC.test(bare);
+}
+
+/** Returns the emoji clusters of `text` (whitespace ignored), or null when anything else is in it. */
+export function emojiClusters(text: string): string[] | null {
+  const compact = text.normalize('NFC').replace(WHITESPACE, '');
+  if (compact === '') return null;
+  const out: string[] = [];
+  for (const { segment } of segmenter.segment(compact)) {
+    if (!isEmojiGrapheme(segment)) return null;
+    out.push(segment);
+  }
+  return out;
+}
+
+/** True when `text` is 1 to MAX_EMOJI emoji and nothing else. */
+export function isEmojiString(text: string): boolean {
+  const clusters = emojiClusters(text);
+  return clusters !== null && clusters.length >= 1 && clusters.length <= MAX_EMOJI;
+}
+
+/** The Redis-side identity of an emoji string: a short digest of its normal form. */
+export function emojiHash(text: string): string {
+  return createHash('sha256').update(normaliseEmoji(text)).digest('base64url').slice(0, 22);
+}
