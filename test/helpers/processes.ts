@@ -1,0 +1,183 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cleanPrefix, REDIS_URL, uniquePrefix } from './redis.js';
+
+/** The repository root (tests run from dist/test/helpers). */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** The Procfile's command for a role, so tests start processes exactly as a dyno would. */
+export function procfileCommand(role: 'web' | 'worker'): string[] {
+  const line = readFileSync(path.join(ROOT, 'Procfile'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${role}:`));
+  if (!line) throw new Error(`Procfile has no ${role}: line`);
+  return line.slice(role.length + 1).trim().split(/\s+/);
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+export interface ServiceProcess {
+  role: 'web' | 'worker' | 'all';
+  child: ChildProcess;
+  /** set for web and all */
+  port: number;
+  url: string;
+  output(): string;
+  /** resolves with the exit code once the process has exited */
+  exited: Promise<number | null>;
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<void>;
+}
+
+export async function startProcess(
+  role: 'web' | 'worker' | 'all',
+  env: Record<string, string>,
+): Promise<ServiceProcess> {
+  const port = role === 'worker' ? 0 : await freePort();
+  const [cmd, ...args] = role === 'all' ? ['node', 'dist/src/bin/all.js'] : procfileCommand(role);
+  const child = spawn(cmd!, args, {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      REDIS_URL,
+      LOG_LEVEL: 'info',
+      PORT: String(port),
+      INSTANCE_NAME: `${role}-${port}`,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const listeners = new Set<() => void>();
+  const onData = (b: Buffer): void => {
+    out += b.toString('utf8');
+    if (out.length > 2_000_000) out = out.slice(-1_000_000);
+    for (const l of listeners) l();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const proc: ServiceProcess = {
+    role,
+    child,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    output: () => out,
+    exited,
+    waitForOutput(pattern, timeoutMs = 15000) {
+      return new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (pattern.test(out)) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`${role} did not print ${pattern} in ${timeoutMs} ms. Output:\n${out.slice(-3000)}`));
+        }, timeoutMs);
+        listeners.add(check);
+        void exited.then(() => {
+          if (!pattern.test(out)) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            reject(new Error(`${role} exited before printing ${pattern}. Output:\n${out.slice(-3000)}`));
+          }
+        });
+        check();
+      });
+    },
+  };
+  await proc.waitForOutput(role === 'worker' ? /workers started/ : /web listening/);
+  return proc;
+}
+
+export async function stopProcess(p: ServiceProcess, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 30000): Promise<number | null> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return p.child.exitCode;
+  p.child.kill(signal);
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), timeoutMs);
+  const code = await p.exited;
+  clearTimeout(timer);
+  return code;
+}
+
+/** Some web nodes and workers sharing one KEY_PREFIX, as a deployment would run. */
+export interface Stack {
+  prefix: string;
+  env: Record<string, string>;
+  webs: ServiceProcess[];
+  workers: ServiceProcess[];
+  url: string;
+  addWorker(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+  addWeb(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+  stop(): Promise<void>;
+}
+
+/** Generous limits so tests that are not about rate limiting never hit them. */
+export const RELAXED_LIMITS: Record<string, string> = {
+  RATE_REGISTER_PER_MINUTE: '100000',
+  RATE_CHECK_PER_MINUTE: '100000',
+  RATE_CHECK_PIN_PER_SECOND: '1000',
+  RATE_CHECK_PIN_BURST: '1000',
+  RATE_UNKNOWN_PIN_PER_10_MINUTES: '100000',
+  RATE_SEND_PER_MINUTE: '100000',
+  RATE_REPLY_PER_MINUTE: '100000',
+  RATE_SOCKET_EVENTS_PER_SECOND: '100000',
+};
+
+export async function startStack(opts: {
+  name: string;
+  webs?: number;
+  workers?: number;
+  env?: Record<string, string>;
+}): Promise<Stack> {
+  const prefix = uniquePrefix(opts.name);
+  const env = { KEY_PREFIX: prefix, ...RELAXED_LIMITS, ...(opts.env ?? {}) };
+  const stack: Stack = {
+    prefix,
+    env,
+    webs: [],
+    workers: [],
+    get url() {
+      return stack.webs[0]!.url;
+    },
+    async addWorker(extraEnv = {}) {
+      const w = await startProcess('worker', { ...env, ...extraEnv });
+      stack.workers.push(w);
+      return w;
+    },
+    async addWeb(extraEnv = {}) {
+      const w = await startProcess('web', { ...env, ...extraEnv });
+      stack.webs.push(w);
+      return w;
+    },
+    async stop() {
+      await Promise.all([...stack.webs, ...stack.workers].map((p) => stopProcess(p)));
+      await cleanPrefix(prefix);
+    },
+  };
+  try {
+    await Promise.all([
+      ...Array.from({ length: opts.webs ?? 1 }, () => stack.addWeb()),
+      ...Array.from({ length: opts.workers ?? 1 }, () => stack.addWorker()),
+    ]);
+  } catch (err) {
+    await stack.stop();
+    throw err;
+  }
+  return stack;
+}
