@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Makes sure a Redis answers at 127.0.0.1:6379: starts one, installing redis-server if needed.
 set -euo pipefail
+case "${REDIS_URL:-redis://127.0.0.1:6379}" in
+  redis://127.0.0.1:6379*|redis://localhost:6379*) ;;
+  *) echo "redis: REDIS_URL points elsewhere; not managing a local server"; exit 0 ;;
+esac
 ping_redis() {
   timeout 2 bash -c 'exec 3<>/dev/tcp/127.0.0.1/6379 && printf "PING\r\n" >&3 && head -c 5 <&3' 2>/dev/null | grep -q PONG
 }
