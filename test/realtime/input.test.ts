@@ -55,6 +55,21 @@ describe('realtime: bad input and flooding', function () {
     expect(a.socket.connected).to.equal(true);
   });
 
+  it('follows at most 16 pending registrations per connection', async function () {
+    const a = await open();
+    const pins = Array.from({ length: 17 }, () => randomPin());
+    const answers: Answer[] = [];
+    for (const pin of pins) {
+      answers.push((await a.socket.timeout(10000).emitWithAck('register-pin', { pin, emojiString: randomEmoji() })) as Answer);
+    }
+    expect(answers.slice(0, 16).every((x) => x.success)).to.equal(true);
+    expect(answers[16]).to.include({ success: false, error: 'RATE_LIMITED' });
+    // cancelling one makes room again
+    expect(await a.socket.timeout(10000).emitWithAck('cancel-auth', { pin: pins[0] })).to.include({ success: true });
+    const again = (await a.socket.timeout(10000).emitWithAck('register-pin', { pin: pins[16], emojiString: randomEmoji() })) as Answer;
+    expect(again.success, JSON.stringify(again)).to.equal(true);
+  });
+
   it('throttles a flooding socket with pin-error RATE_LIMITED while another socket is served', async function () {
     const [flooder, other] = [await open(), await open()];
     const answers = Array.from({ length: 60 }, () =>
