@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { randomEmoji, randomPin } from '../helpers/flow.js';
+import { request } from '../helpers/http.js';
 import { connected, sleep, type TestClient } from './clients.js';
 import { useStack } from './stack.js';
 
@@ -10,11 +11,14 @@ interface Answer {
   retryAfter?: number;
 }
 
-describe('realtime: bad input and flooding', function () {
-  const stack = useStack({ name: 'rt-input', webs: 1 });
+describe('realtime: bad input, limits and flooding', function () {
+  // behind a "proxy": each client comes from an address of its own, so per-IP limits are real
+  const stack = useStack({ name: 'rt-input', webs: 1, env: { TRUST_PROXY: 'true', RATE_REGISTER_PER_MINUTE: '30' } });
+  let lastIp = 0;
+  const newIp = (): string => `198.51.100.${++lastIp}`;
   const clients: TestClient[] = [];
-  const open = async (): Promise<TestClient> => {
-    const c = await connected(stack().webs[0]!.url);
+  const open = async (ip = newIp()): Promise<TestClient> => {
+    const c = await connected(stack().webs[0]!.url, { extraHeaders: { 'x-forwarded-for': `203.0.113.9, ${ip}` } });
     clients.push(c);
     return c;
   };
@@ -68,6 +72,25 @@ describe('realtime: bad input and flooding', function () {
     expect(await a.socket.timeout(10000).emitWithAck('cancel-auth', { pin: pins[0] })).to.include({ success: true });
     const again = (await a.socket.timeout(10000).emitWithAck('register-pin', { pin: pins[16], emojiString: randomEmoji() })) as Answer;
     expect(again.success, JSON.stringify(again)).to.equal(true);
+  });
+
+  it('shares the per-IP registration limit with HTTP', async function () {
+    const ip = newIp();
+    let status = 0;
+    for (let i = 0; i < 40 && status !== 429; i++) {
+      const res = await request(stack().url, 'POST', '/register-pin', {
+        json: { pin: randomPin(), emojiString: randomEmoji() },
+        headers: { 'x-forwarded-for': ip },
+      });
+      status = res.status;
+    }
+    expect(status).to.equal(429);
+    const sameIp = await open(ip);
+    const refused = (await sameIp.socket.timeout(10000).emitWithAck('register-pin', { pin: randomPin(), emojiString: randomEmoji() })) as Answer;
+    expect(refused).to.include({ success: false, error: 'RATE_LIMITED' });
+    expect(refused.retryAfter).to.be.a('number');
+    const otherIp = await open();
+    expect(((await otherIp.socket.timeout(10000).emitWithAck('register-pin', { pin: randomPin(), emojiString: randomEmoji() })) as Answer).success).to.equal(true);
   });
 
   it('throttles a flooding socket with pin-error RATE_LIMITED while another socket is served', async function () {
