@@ -57,13 +57,10 @@ export function bindHandlers(socket: Socket, services: Services, throttle: Event
     // Follow the registration before it exists, so a login landing meanwhile still reaches us.
     const held = before ?? { pin, pinId: null };
     if (!before) hold(socket, pinHash, held);
-    let reg;
-    try {
-      reg = await registrations.register(pin, emojiString);
-    } catch (err) {
+    const reg = await registrations.register(pin, emojiString).catch((err: unknown) => {
       if (!before && data.pins.get(pinHash) === held) forget(socket, pinHash);
       throw err;
-    }
+    });
     // Not held any more: auth-success (or pin-expired) was delivered while we waited.
     const stillHeld = data.pins.get(pinHash) === held;
     if (stillHeld) held.pinId = reg.pinId;

@@ -3,6 +3,7 @@ import { randomEmoji, randomPhone, randomPin, sendChat } from '../../helpers/flo
 import { get, post } from '../../helpers/http.js';
 import { connected, sleep, type TestClient } from '../clients.js';
 import type { Stack } from '../../helpers/processes.js';
+import { testRedis } from '../../helpers/redis.js';
 
 interface Registered {
   success?: boolean;
@@ -62,6 +63,16 @@ export function loginEvents(stack: () => Stack): void {
       expect(a.of('auth-success')).to.have.length(1);
       expect(c.of('auth-success')).to.deep.equal([]);
       expect(c.of('pin-error')).to.deep.equal([]);
+    });
+
+    it('shares one channel under KEY_PREFIX: every web node listens where the worker publishes', async function () {
+      const redis = testRedis();
+      try {
+        const [, listeners] = (await redis.pubsub('NUMSUB', `${stack().prefix}:socket.io-request#/#`)) as [string, number];
+        expect(Number(listeners)).to.equal(stack().webs.length);
+      } finally {
+        redis.disconnect();
+      }
     });
 
     it('sends auth-success to every socket that registered the PIN, on whichever node', async function () {
