@@ -91,6 +91,7 @@ export function bindHandlers(socket: Socket, services: Services, throttle: Event
     const { payload, ack } = splitArgs(args);
     try {
       const verdict = await throttle.check(socket.id);
+      if (!socket.connected) return; // cut or gone while events of the same burst were queued
       if (!verdict.admit) {
         if (verdict.cut) {
           log.warn('socket cut for flooding', { socketId: socket.id, ip: data.ip });

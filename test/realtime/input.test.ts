@@ -119,6 +119,8 @@ describe('realtime: bad input, limits and flooding', function () {
     const reason = new Promise<string>((resolve) => flooder.socket.once('disconnect', (r) => resolve(r)));
     for (let i = 0; i < 400; i++) flooder.socket.emit('cancel-auth', 1);
     expect(await reason).to.equal('io server disconnect');
+    await sleep(100);
+    expect(stack().webs[0]!.output().match(/socket cut for flooding/g)).to.have.length(1);
     const other = await open();
     expect(((await other.socket.timeout(10000).emitWithAck('register-pin', { pin: randomPin(), emojiString: randomEmoji() })) as Answer).success).to.equal(true);
   });
