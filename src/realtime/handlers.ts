@@ -49,6 +49,8 @@ export function bindHandlers(socket: Socket, services: Services, throttle: Event
   const registerPin = async (payload: unknown, ack: Ack | undefined): Promise<void> => {
     const { pin, emojiString } = validate.registerPin(payload);
     await limits.consume('register', data.ip);
+    // Gone meanwhile: joining a room now would leave a dead socket id in it for good.
+    if (!socket.connected) return;
     const pinHash = registrations.pinKey(pin);
     const before = data.pins.get(pinHash);
     if (!before && data.pins.size >= MAX_PINS_PER_CONNECTION) {

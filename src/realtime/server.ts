@@ -6,7 +6,7 @@ import type { Services } from '../services.js';
 import { deliverExpiry, deliverLogin, isLoginResult } from './delivery.js';
 import { INTERNAL_EVENTS } from './events.js';
 import { bindHandlers } from './handlers.js';
-import type { SocketData } from './socket-state.js';
+import { initSocketData } from './socket-state.js';
 import { EventThrottle } from './throttle.js';
 
 export interface Realtime {
@@ -52,10 +52,7 @@ export function attachRealtime(httpServer: HttpServer, services: Services): Real
 
   const throttle = new EventThrottle(services.limits.socketBudget());
   io.on('connection', (socket) => {
-    socket.data = {
-      ip: socketIp(socket.handshake.headers, socket.handshake.address, config.trustProxy),
-      pins: new Map(),
-    } satisfies SocketData;
+    initSocketData(socket, socketIp(socket.handshake.headers, socket.handshake.address, config.trustProxy));
     bindHandlers(socket, services, throttle);
   });
 

@@ -20,8 +20,20 @@ export interface SocketData {
 /** More than any honest client needs; bounds a connection's memory. */
 export const MAX_PINS_PER_CONNECTION = 16;
 
+/**
+ * Kept beside the socket, not in `socket.data`: Socket.IO hands `socket.data` to other nodes
+ * (fetchSockets, through Redis), and the PIN must never travel there.
+ */
+const states = new WeakMap<Socket, SocketData>();
+
+export function initSocketData(socket: Socket, ip: string): SocketData {
+  const data: SocketData = { ip, pins: new Map() };
+  states.set(socket, data);
+  return data;
+}
+
 export function socketData(socket: Socket): SocketData {
-  return socket.data as SocketData;
+  return states.get(socket) ?? initSocketData(socket, socket.handshake.address);
 }
 
 /** Starts following a registration: joins its room, so events published from now on reach the socket. */
