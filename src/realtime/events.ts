@@ -1,4 +1,7 @@
-/** Socket.IO event names (spec section 6) and their payloads. */
+import type { ErrorCode } from '../errors.js';
+import type { LoginResult } from '../auth/login-result.js';
+
+/** Socket.IO event names (spec section 6) and their payloads, as clients see them. */
 export const CLIENT_EVENTS = { registerPin: 'register-pin', cancelAuth: 'cancel-auth' } as const;
 export const SERVER_EVENTS = {
   pinRegistered: 'pin-registered',
@@ -7,8 +10,44 @@ export const SERVER_EVENTS = {
   pinError: 'pin-error',
 } as const;
 
-/** Between servers (adapter / emitter): a registration expired; each node fills in the PIN. */
-export const INTERNAL_PIN_EXPIRED = 'internal:pin-expired';
+export interface PinRegisteredPayload {
+  pinId: string;
+  /** seconds left */
+  expiresIn: number;
+}
+
+export interface PinErrorPayload {
+  error: ErrorCode;
+  message: string;
+  /** VALIDATION_ERROR: which fields and why */
+  details?: unknown;
+  /** RATE_LIMITED: seconds to wait */
+  retryAfter?: number;
+}
+
+export type AuthSuccessPayload = LoginResult;
+
+export interface PinExpiredPayload {
+  pin: string;
+}
+
+/** What an acknowledgement callback receives: the event's payload plus `success`. */
+export type AckPayload =
+  | ({ success: true } & PinRegisteredPayload)
+  | { success: true; pinId: string }
+  | ({ success: false } & PinErrorPayload);
+
+/**
+ * Between servers (worker → every web node, through the adapter's request channel). The worker
+ * knows a registration by its PIN hash only; the node holding the socket knows the PIN and
+ * turns these into the client events, so it can fill in `pin` and forget what it delivered.
+ */
+export const INTERNAL_EVENTS = {
+  /** (pinHash, result) */
+  authSuccess: 'internal:auth-success',
+  /** (pinHash, pinId) */
+  pinExpired: 'internal:pin-expired',
+} as const;
 
 /** The room of a registration's sockets, by PIN hash (known to the web and the worker, not the PIN). */
 export const registrationRoom = (pinHash: string): string => `reg:${pinHash}`;

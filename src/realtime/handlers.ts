@@ -1,84 +1,116 @@
 import type { Socket } from 'socket.io';
-import type { RateLimiterMemory } from 'rate-limiter-flexible';
 import { AppError, toAppError } from '../errors.js';
-import { consumeOrThrow } from '../security/limits.js';
 import type { Services } from '../services.js';
 import { validate } from '../validation/validate.js';
-import { CLIENT_EVENTS, registrationRoom, SERVER_EVENTS } from './events.js';
+import {
+  CLIENT_EVENTS,
+  SERVER_EVENTS,
+  type AckPayload,
+  type PinErrorPayload,
+  type PinRegisteredPayload,
+} from './events.js';
+import { forget, hold, MAX_PINS_PER_CONNECTION, socketData } from './socket-state.js';
+import type { EventThrottle } from './throttle.js';
 
-/** What a socket remembers of its registrations: the PIN, so `pin-expired` can carry it. */
-export interface SocketData {
-  pins: Map<string, { pin: string; pinId: string }>;
-  ip: string;
+type Ack = (response: AckPayload) => void;
+
+/** Socket.IO passes the acknowledgement callback, when the client asked for one, as the last argument. */
+function splitArgs(args: unknown[]): { payload: unknown; ack: Ack | undefined } {
+  const last = args[args.length - 1];
+  const ack = typeof last === 'function' ? (last as Ack) : undefined;
+  return { payload: ack ? (args.length > 1 ? args[0] : undefined) : args[0], ack };
 }
 
-type Ack = (response: unknown) => void;
-const asAck = (v: unknown): Ack | undefined => (typeof v === 'function' ? (v as Ack) : undefined);
-
 /**
- * `register-pin` and `cancel-auth`, with the same validation and limits as HTTP, answered by
- * event and by acknowledgement. Every failure becomes `pin-error {error, message}`, never a throw.
+ * `register-pin` and `cancel-auth`, with the validation and limits of HTTP, answered by event
+ * and by acknowledgement. Every incoming event, known or not, first spends the connection's
+ * budget; every failure becomes `pin-error {error, message}`, never a throw.
  */
-export function bindHandlers(socket: Socket, services: Services, budget: RateLimiterMemory): void {
+export function bindHandlers(socket: Socket, services: Services, throttle: EventThrottle): void {
   const { registrations, limits, log } = services;
-  const data = socket.data as SocketData;
+  const data = socketData(socket);
 
-  const fail = (err: unknown, ack: Ack | undefined): void => {
+  const errorBody = (err: unknown): PinErrorPayload => {
     const e = toAppError(err);
     if (e.status >= 500) log.error('socket event failed', { code: e.code, socketId: socket.id, error: String(e.cause ?? e.message) });
-    const body = { error: e.code, message: e.message, ...(e.retryAfter !== undefined ? { retryAfter: e.retryAfter } : {}) };
+    return {
+      error: e.code,
+      message: e.message,
+      ...(e.details !== undefined ? { details: e.details } : {}),
+      ...(e.retryAfter !== undefined ? { retryAfter: e.retryAfter } : {}),
+    };
+  };
+  const fail = (err: unknown, ack: Ack | undefined): void => {
+    const body = errorBody(err);
     socket.emit(SERVER_EVENTS.pinError, body);
     ack?.({ success: false, ...body });
   };
 
-  socket.on(CLIENT_EVENTS.registerPin, async (payload: unknown, ackArg: unknown) => {
-    const ack = asAck(ackArg);
-    let joined: string | null = null;
+  const registerPin = async (payload: unknown, ack: Ack | undefined): Promise<void> => {
+    const { pin, emojiString } = validate.registerPin(payload);
+    await limits.consume('register', data.ip);
+    // Gone meanwhile: joining a room now would leave a dead socket id in it for good.
+    if (!socket.connected) return;
+    const pinHash = registrations.pinKey(pin);
+    const before = data.pins.get(pinHash);
+    if (!before && data.pins.size >= MAX_PINS_PER_CONNECTION) {
+      throw new AppError('RATE_LIMITED', `At most ${MAX_PINS_PER_CONNECTION} pending registrations per connection`, { retryAfter: 60 });
+    }
+    // Follow the registration before it exists, so a login landing meanwhile still reaches us.
+    const held = before ?? { pin, pinId: null };
+    if (!before) hold(socket, pinHash, held);
+    const reg = await registrations.register(pin, emojiString).catch((err: unknown) => {
+      if (!before && data.pins.get(pinHash) === held) forget(socket, pinHash);
+      throw err;
+    });
+    // Not held any more: auth-success (or pin-expired) was delivered while we waited.
+    const stillHeld = data.pins.get(pinHash) === held;
+    if (stillHeld) held.pinId = reg.pinId;
+    log.info(reg.created ? 'pin registered' : 'pin re-registered', { pinId: reg.pinId, via: 'socket' });
+    const answer: PinRegisteredPayload = { pinId: reg.pinId, expiresIn: reg.expiresIn };
+    socket.emit(SERVER_EVENTS.pinRegistered, answer);
+    ack?.({ success: true, ...answer });
+    if (reg.verified && stillHeld) {
+      // Re-joined after the login happened: hand over the uncollected result now (not consumed).
+      const result = await registrations.peekResult(pin);
+      if (data.pins.get(pinHash) !== held) return; // delivered by the worker's event meanwhile
+      forget(socket, pinHash);
+      if (result) socket.emit(SERVER_EVENTS.authSuccess, result);
+    }
+  };
+
+  const cancelAuth = async (payload: unknown, ack: Ack | undefined): Promise<void> => {
+    const { pin } = validate.cancelAuth(payload);
+    // Cancelling answers whether a PIN exists: it spends the registration budget like register-pin.
+    await limits.consume('register', data.ip);
+    const { pinId } = await registrations.cancel(pin);
+    forget(socket, registrations.pinKey(pin));
+    log.info('pin cancelled', { pinId, via: 'socket' });
+    ack?.({ success: true, pinId });
+  };
+
+  socket.onAny(async (event: unknown, ...args: unknown[]) => {
+    const { payload, ack } = splitArgs(args);
     try {
-      await consumeOrThrow(budget, socket.id);
-      const { pin, emojiString } = validate.registerPin(payload);
-      await limits.consume('register', data.ip);
-      const pinHash = registrations.pinKey(pin);
-      const room = registrationRoom(pinHash);
-      // Join before registering so a login landing in between still reaches this socket.
-      if (!socket.rooms.has(room)) {
-        await socket.join(room);
-        joined = room;
+      const verdict = await throttle.check(socket.id);
+      if (!socket.connected) return; // cut or gone while events of the same burst were queued
+      if (!verdict.admit) {
+        if (verdict.cut) {
+          log.warn('socket cut for flooding', { socketId: socket.id, ip: data.ip });
+          socket.disconnect(true);
+          return;
+        }
+        const limited = new AppError('RATE_LIMITED', 'Too many events on this connection', { retryAfter: verdict.retryAfter });
+        if (verdict.notify) socket.emit(SERVER_EVENTS.pinError, errorBody(limited));
+        ack?.({ success: false, ...errorBody(limited) });
+        return;
       }
-      const reg = await registrations.register(pin, emojiString);
-      data.pins.set(pinHash, { pin, pinId: reg.pinId });
-      const answer = { pinId: reg.pinId, expiresIn: reg.expiresIn };
-      socket.emit(SERVER_EVENTS.pinRegistered, answer);
-      ack?.({ success: true, ...answer });
-      if (reg.verified) {
-        // re-join after the login happened: hand over the uncollected result now
-        const result = await registrations.peekResult(pin);
-        if (result) socket.emit(SERVER_EVENTS.authSuccess, result);
-      }
+      if (event === CLIENT_EVENTS.registerPin) await registerPin(payload, ack);
+      else if (event === CLIENT_EVENTS.cancelAuth) await cancelAuth(payload, ack);
+      else throw new AppError('VALIDATION_ERROR', `Unknown event ${String(event).slice(0, 64)}`);
     } catch (err) {
-      if (joined) await socket.leave(joined);
       fail(err, ack);
     }
   });
-
-  socket.on(CLIENT_EVENTS.cancelAuth, async (payload: unknown, ackArg: unknown) => {
-    const ack = asAck(ackArg);
-    try {
-      await consumeOrThrow(budget, socket.id);
-      const { pin } = validate.cancelAuth(payload);
-      const { pinId } = await registrations.cancel(pin);
-      const pinHash = registrations.pinKey(pin);
-      data.pins.delete(pinHash);
-      await socket.leave(registrationRoom(pinHash));
-      ack?.({ success: true, pinId });
-    } catch (err) {
-      fail(err, ack);
-    }
-  });
-
-  // Any other event name gets a clear answer too.
-  socket.onAny((event: unknown, ...args: unknown[]) => {
-    if (event === CLIENT_EVENTS.registerPin || event === CLIENT_EVENTS.cancelAuth) return;
-    fail(new AppError('VALIDATION_ERROR', `Unknown event ${String(event).slice(0, 64)}`), asAck(args[args.length - 1]));
-  });
+  socket.on('disconnect', () => throttle.release(socket.id));
 }

@@ -1,11 +1,12 @@
 import { Emitter } from '@socket.io/redis-emitter';
 import type { Redis } from 'ioredis';
 import type { LoginResult } from '../auth/login-result.js';
-import { INTERNAL_PIN_EXPIRED, registrationRoom, SERVER_EVENTS } from './events.js';
+import { INTERNAL_EVENTS } from './events.js';
 
 /**
- * How workers reach sockets on any web node: through Redis, on the adapter's own channel
- * (same key, KEY_PREFIX included), never by calling a node over HTTP.
+ * How workers reach sockets on any web node: one PUBLISH on the adapter's own request channel
+ * (same key, KEY_PREFIX included), never a call to a node over HTTP. Each node hands the event
+ * to its own sockets of that registration (delivery.ts), filling in what only it knows (the PIN).
  */
 export class Notifier {
   private readonly emitter: Emitter;
@@ -16,11 +17,11 @@ export class Notifier {
 
   /** `auth-success` to the sockets that registered the PIN, on whichever node they are. */
   loginSucceeded(pinHash: string, result: LoginResult): void {
-    this.emitter.to(registrationRoom(pinHash)).emit(SERVER_EVENTS.authSuccess, result);
+    this.emitter.serverSideEmit(INTERNAL_EVENTS.authSuccess, pinHash, result);
   }
 
-  /** Asks every node to send `pin-expired` with the PIN it holds in memory (the PIN is in no job or key). */
+  /** `pin-expired {pin}` to the sockets that registered this registration (the PIN is in no job or key). */
   pinExpired(pinHash: string, pinId: string): void {
-    this.emitter.serverSideEmit(INTERNAL_PIN_EXPIRED, pinHash, pinId);
+    this.emitter.serverSideEmit(INTERNAL_EVENTS.pinExpired, pinHash, pinId);
   }
 }

@@ -3,16 +3,20 @@ import { createAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
 import { createRedis } from '../redis/connection.js';
 import type { Services } from '../services.js';
-import { bindHandlers, type SocketData } from './handlers.js';
-import { INTERNAL_PIN_EXPIRED, registrationRoom, SERVER_EVENTS } from './events.js';
+import { deliverExpiry, deliverLogin, isLoginResult } from './delivery.js';
+import { INTERNAL_EVENTS } from './events.js';
+import { bindHandlers } from './handlers.js';
+import { initSocketData } from './socket-state.js';
+import { EventThrottle } from './throttle.js';
 
 export interface Realtime {
   io: Server;
   connections(): number;
+  /** Closes every connection so its client reconnects (to another node); bounded, never waits on Redis. */
   close(): Promise<void>;
 }
 
-/** Client IP of a socket: the last X-Forwarded-For hop when behind a trusted proxy. */
+/** Client IP of a socket: the last X-Forwarded-For hop when behind a trusted proxy (as Koa's ctx.ip). */
 function socketIp(headers: Record<string, string | string[] | undefined>, address: string, trustProxy: boolean): string {
   const xff = headers['x-forwarded-for'];
   if (trustProxy && typeof xff === 'string' && xff.trim() !== '') return xff.split(',').pop()!.trim();
@@ -20,11 +24,15 @@ function socketIp(headers: Record<string, string | string[] | undefined>, addres
 }
 
 /**
- * Socket.IO on the web node's HTTP server, rooms shared across nodes through the Redis adapter.
+ * Socket.IO on the web node's HTTP server (same port, default path), rooms shared across nodes
+ * through the Redis adapter on `<KEY_PREFIX>:socket.io`, the channel workers publish on.
  * Connections need no authentication: a client registers before it has tokens.
  */
 export function attachRealtime(httpServer: HttpServer, services: Services): Realtime {
   const { config, keys, log } = services;
+  // Two connections of their own: a subscribed connection can't run commands. They wait and
+  // reconnect for ever (ioredis re-subscribes); RESP3 pub/sub arrives as push frames, which
+  // ioredis 6 turns into the same `messageBuffer`/`pmessageBuffer` events the adapter listens to.
   const pub = createRedis(config.redisUrl, 'subscriber', `pinauth:io-pub:${config.instanceName}`);
   const sub = createRedis(config.redisUrl, 'subscriber', `pinauth:io-sub:${config.instanceName}`);
   const io = new Server(httpServer, {
@@ -34,38 +42,32 @@ export function attachRealtime(httpServer: HttpServer, services: Services): Real
     adapter: createAdapter(pub, sub, { key: keys.socketChannel() }),
   });
 
-  // A registration expired: send its PIN to the sockets of this node that registered it.
-  io.on(INTERNAL_PIN_EXPIRED, (pinHash: unknown, pinId: unknown) => {
-    if (typeof pinHash !== 'string' || typeof pinId !== 'string') return;
-    const room = registrationRoom(pinHash);
-    for (const socketId of io.sockets.adapter.rooms.get(room) ?? []) {
-      const socket = io.sockets.sockets.get(socketId);
-      const held = (socket?.data as SocketData | undefined)?.pins.get(pinHash);
-      if (!socket || !held || held.pinId !== pinId) continue;
-      socket.emit(SERVER_EVENTS.pinExpired, { pin: held.pin });
-      (socket.data as SocketData).pins.delete(pinHash);
-      void socket.leave(room);
-    }
+  // From workers (see notifier.ts): hand the event to this node's sockets of that registration.
+  io.on(INTERNAL_EVENTS.authSuccess, (pinHash: unknown, result: unknown) => {
+    if (typeof pinHash === 'string' && isLoginResult(result)) deliverLogin(io, pinHash, result);
+  });
+  io.on(INTERNAL_EVENTS.pinExpired, (pinHash: unknown, pinId: unknown) => {
+    if (typeof pinHash === 'string' && typeof pinId === 'string') deliverExpiry(io, pinHash, pinId);
   });
 
-  const budget = services.limits.socketBudget();
+  const throttle = new EventThrottle(services.limits.socketBudget());
   io.on('connection', (socket) => {
-    socket.data = {
-      pins: new Map(),
-      ip: socketIp(socket.handshake.headers, socket.handshake.address, config.trustProxy),
-    } satisfies SocketData;
-    bindHandlers(socket, services, budget);
+    initSocketData(socket, socketIp(socket.handshake.headers, socket.handshake.address, config.trustProxy));
+    bindHandlers(socket, services, throttle);
   });
 
   return {
     io,
     connections: () => io.of('/').sockets.size,
     async close() {
-      // Disconnects every client (they reconnect to another node) and stops the adapter.
-      await new Promise<void>((resolve) => io.close(() => resolve()));
+      const count = io.of('/').sockets.size;
+      // Closing the transports (not a Socket.IO disconnect packet, after which a client would
+      // stay away) makes clients see "transport close" and reconnect, to another node once this
+      // one stopped listening. io.close() is not used: it also waits on the HTTP server.
+      io.engine.close();
       pub.disconnect();
       sub.disconnect();
-      log.info('sockets closed');
+      log.info('sockets closed', { connections: count });
     },
   };
 }

@@ -102,7 +102,13 @@ export async function startProcess(
       });
     },
   };
-  await proc.waitForOutput(role === 'worker' ? /workers started/ : /web listening/);
+  try {
+    await proc.waitForOutput(role === 'worker' ? /workers started/ : /web listening/);
+  } catch (err) {
+    // never leave a half-started process behind: the caller has no handle to stop it
+    child.kill('SIGKILL');
+    throw err;
+  }
   return proc;
 }
 

@@ -1,0 +1,48 @@
+import type { Server, Socket } from 'socket.io';
+import type { LoginResult } from '../auth/login-result.js';
+import { registrationRoom, SERVER_EVENTS, type PinExpiredPayload } from './events.js';
+import { forget, socketData, type HeldPin } from './socket-state.js';
+
+/**
+ * The web node's half of worker → client events: the worker names a registration by PIN hash,
+ * this node finds its own sockets that registered it (the room is a local index, no Redis
+ * round trip) and sends the client event, then forgets the registration on those sockets.
+ */
+function holders(io: Server, pinHash: string): Array<{ socket: Socket; held: HeldPin }> {
+  const out: Array<{ socket: Socket; held: HeldPin }> = [];
+  for (const id of io.sockets.adapter.rooms.get(registrationRoom(pinHash)) ?? []) {
+    const socket = io.sockets.sockets.get(id);
+    const held = socket ? socketData(socket).pins.get(pinHash) : undefined;
+    if (socket && held) out.push({ socket, held });
+  }
+  return out;
+}
+
+/** `auth-success` to every socket of this node that registered the PIN, once each. */
+export function deliverLogin(io: Server, pinHash: string, result: LoginResult): number {
+  const found = holders(io, pinHash);
+  for (const { socket } of found) {
+    socket.emit(SERVER_EVENTS.authSuccess, result);
+    forget(socket, pinHash);
+  }
+  return found.length;
+}
+
+/** `pin-expired {pin}` to the sockets that registered this very registration (same pinId). */
+export function deliverExpiry(io: Server, pinHash: string, pinId: string): number {
+  let sent = 0;
+  for (const { socket, held } of holders(io, pinHash)) {
+    if (held.pinId !== pinId) continue;
+    socket.emit(SERVER_EVENTS.pinExpired, { pin: held.pin } satisfies PinExpiredPayload);
+    forget(socket, pinHash);
+    sent++;
+  }
+  return sent;
+}
+
+/** Payloads from Redis are checked before use: a foreign publisher on the channel can't crash a node. */
+export function isLoginResult(v: unknown): v is LoginResult {
+  if (typeof v !== 'object' || v === null) return false;
+  const r = v as Partial<LoginResult>;
+  return typeof r.token === 'string' && typeof r.refreshToken === 'string' && typeof r.user === 'object' && r.user !== null;
+}
