@@ -63,6 +63,8 @@ export interface Config {
   /** BullMQ stalled-job check interval; lower finds jobs of a killed worker sooner */
   stalledIntervalMs: number;
   shutdownTimeoutMs: number;
+  /** how often each process writes its metrics snapshot to Redis */
+  metricsIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -226,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     inboundConcurrency: int(env, 'INBOUND_CONCURRENCY', 64, 1, 1000),
     stalledIntervalMs: int(env, 'STALLED_INTERVAL_MS', 30000, 500, 600000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 25000, 100, 600000),
+    metricsIntervalMs: int(env, 'METRICS_INTERVAL_MS', 5000, 100, 600000),
   };
 }
 

@@ -1,5 +1,9 @@
 import http from 'node:http';
+import { adminMiddleware } from '../http/admin/index.js';
+import { metricsHooks } from '../http/admin/request-metrics.js';
 import { createApp } from '../http/app.js';
+import { createClusterGauges } from '../observability/cluster-gauges.js';
+import { renderClusterMetrics } from '../observability/snapshots.js';
 import { startWorkers, type WorkerHost } from '../queues/worker-host.js';
 import { attachRealtime, type Realtime } from '../realtime/server.js';
 import type { Bootstrapped } from './bootstrap.js';
@@ -10,15 +14,37 @@ export interface WebRole {
   stop(): Promise<void>;
 }
 
-/** The web role: Koa API and Socket.IO on one port. */
+/** A node that stopped writing snapshots for this long is dropped from /metrics. */
+const staleAfter = (intervalMs: number): number => Math.max(3 * intervalMs, 15_000);
+
+/** The web role: Koa API, operator pages and Socket.IO on one port. */
 export async function startWeb(b: Bootstrapped): Promise<WebRole> {
-  const { config, log, services } = b;
-  const app = createApp(services);
+  const { config, log, services, metrics } = b;
+  const live = createClusterGauges(services.queues.all(), () => services.registrations.activeCount());
+  const render = () =>
+    renderClusterMetrics({
+      redis: services.redis,
+      key: services.keys.metricsNodes(),
+      node: config.instanceName,
+      registry: metrics.registry,
+      live,
+      staleAfterMs: staleAfter(config.metricsIntervalMs),
+    });
+  const app = createApp(services, {
+    ...metricsHooks(metrics.web),
+    before: adminMiddleware(config, services.queues.all(), render),
+  });
   const server = http.createServer(app.callback());
   // Longer than any load balancer's idle timeout (Heroku's router: 55 s), so it closes first.
   server.keepAliveTimeout = 61_000;
   server.headersTimeout = 65_000;
+  let stopping = false;
+  // While draining, every response closes its connection, so keep-alive clients move on.
+  server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (stopping) res.setHeader('Connection', 'close');
+  });
   const realtime = attachRealtime(server, services);
+  metrics.web.setSocketSource(() => realtime.connections());
   await new Promise<void>((resolve) => server.listen(config.port, resolve));
   const address = server.address();
   log.info('web listening', { port: typeof address === 'object' && address ? address.port : config.port });
@@ -27,13 +53,15 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
     server,
     realtime,
     async stop() {
-      // No new connections; in-flight requests finish; sockets are told to go elsewhere.
+      // No new connections; requests in flight finish; sockets are told to go elsewhere.
+      stopping = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await realtime.close();
-      const timer = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
-      await Promise.race([closed, timer]);
+      const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs).unref());
+      if ((await Promise.race([closed, timer])) === 'timeout') log.warn('requests still open at the shutdown limit; closing them');
       server.closeAllConnections();
+      log.info('web stopped');
     },
   };
 }
@@ -43,9 +71,14 @@ export interface WorkerRole {
   stop(): Promise<void>;
 }
 
-/** The worker role: BullMQ workers of every queue. */
+/** The worker role: BullMQ workers of every queue, feeding the worker metrics. */
 export function startWorker(b: Bootstrapped): WorkerRole {
-  const host = startWorkers(b.services);
+  const m = b.metrics.worker;
+  const host = startWorkers(b.services, {
+    onOutcome: (outcome, job) => m.inboundOutcome(outcome, job.receivedAt),
+    onExpired: () => m.pinExpired(),
+    onJobFinished: (queue, result) => m.jobFinished(queue, result),
+  });
   b.log.info('workers started', { queues: host.workers.map((w) => w.name) });
   return { host, stop: () => host.close(b.config.shutdownTimeoutMs) };
 }

@@ -10,6 +10,8 @@ import { outboundBackoff, outboundProcessor } from './workers/outbound.js';
 
 export interface WorkerHooks extends InboundHooks {
   onExpired?: () => void;
+  /** every finished attempt of any queue's job (metrics) */
+  onJobFinished?: (queue: string, result: 'completed' | 'failed') => void;
 }
 
 export interface WorkerHost {
@@ -33,7 +35,9 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
 
   const make = <D, R>(name: string, processor: Processor<D, R>, extra: Record<string, unknown> = {}): Worker<D, R> => {
     const worker = new Worker<D, R>(name, processor, { ...common, ...extra });
+    worker.on('completed', () => hooks.onJobFinished?.(name, 'completed'));
     worker.on('failed', (job, err) => {
+      hooks.onJobFinished?.(name, 'failed');
       log.warn('job failed', { queue: name, jobId: job?.id, attempts: job?.attemptsMade, reason: err.message });
     });
     worker.on('error', (err) => log.error('worker error', { queue: name, error: err.message }));
@@ -62,6 +66,7 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
         await Promise.all(workers.map((w) => w.close(true)));
       }
       connection.disconnect();
+      log.info('workers stopped');
     },
   };
 }

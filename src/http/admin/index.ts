@@ -1,0 +1,31 @@
+import type { Middleware, Next } from 'koa';
+import type { Config } from '../../config.js';
+import type { AppContext, AppState } from '../context.js';
+import { adminGuard } from './basic-auth.js';
+import { dashboardMiddleware, isDashboardPath } from './dashboard.js';
+import { METRICS_PATH, metricsRoute } from './metrics-route.js';
+import type { Queue } from 'bullmq';
+
+/**
+ * The operator pages: Bull Board at /admin/queues (basic auth) and /metrics (basic auth or
+ * METRICS_TOKEN). Without ADMIN_PASSWORD neither is mounted, so both answer 404 like any
+ * unknown path (DESIGN.md: no password, nothing served).
+ */
+export function adminMiddleware(
+  config: Config,
+  queues: Queue[],
+  renderMetrics: () => Promise<{ contentType: string; text: string }>,
+): Middleware<AppState>[] {
+  if (config.adminPassword === undefined || config.adminUser === undefined) return [];
+  const dashboardGuard = adminGuard({ user: config.adminUser, password: config.adminPassword });
+  const metricsGuard = adminGuard({ user: config.adminUser, password: config.adminPassword, bearer: config.metricsToken });
+  const dashboard = dashboardMiddleware(queues);
+  const metrics = metricsRoute(renderMetrics);
+
+  const route = async (ctx: AppContext, next: Next): Promise<void> => {
+    if (isDashboardPath(ctx.path)) return dashboardGuard(ctx, () => dashboard(ctx, next));
+    if (ctx.path === METRICS_PATH) return metricsGuard(ctx, () => metrics(ctx, next));
+    return next();
+  };
+  return [route as unknown as Middleware<AppState>];
+}
