@@ -39,9 +39,13 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
   server.keepAliveTimeout = 61_000;
   server.headersTimeout = 65_000;
   let stopping = false;
-  // While draining, every response closes its connection, so keep-alive clients move on.
+  // While draining, every response closes its connection (keep-alive clients move on, and
+  // server.close() is not left waiting for connections that would otherwise idle on).
+  const inFlight = new Set<http.ServerResponse>();
   server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (stopping) res.setHeader('Connection', 'close');
+    if (stopping) return res.setHeader('Connection', 'close');
+    inFlight.add(res);
+    res.on('close', () => inFlight.delete(res));
   });
   const realtime = attachRealtime(server, services);
   metrics.web.setSocketSource(() => realtime.connections());
@@ -53,14 +57,20 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
     server,
     realtime,
     async stop() {
-      // No new connections; requests in flight finish; sockets are told to go elsewhere.
+      // No new connections; requests in flight finish. Socket.IO clients lose their transport
+      // at once (not a server "disconnect", which would stop them reconnecting) and reconnect
+      // to another node; io.close() then waits for the HTTP server, so both share one limit.
       stopping = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      const httpClosed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      await realtime.close();
+      const socketsClosed = realtime.close();
       const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs).unref());
-      if ((await Promise.race([closed, timer])) === 'timeout') log.warn('requests still open at the shutdown limit; closing them');
+      if ((await Promise.race([Promise.all([httpClosed, socketsClosed]), timer])) === 'timeout') {
+        log.warn('requests still open at the shutdown limit; closing them');
+      }
       server.closeAllConnections();
+      await socketsClosed;
       log.info('web stopped');
     },
   };
