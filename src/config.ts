@@ -171,9 +171,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
 
+  // Heroku Redis may set both; REDIS_TLS_URL is then the encrypted door to the same server.
   const redisUrl =
-    url(env, 'REDIS_URL', ['redis:', 'rediss:']) ??
     url(env, 'REDIS_TLS_URL', ['redis:', 'rediss:']) ??
+    url(env, 'REDIS_URL', ['redis:', 'rediss:']) ??
     'redis://127.0.0.1:6379';
 
   const pinTtlSeconds = int(env, 'PIN_TTL_SECONDS', 180, 1, 86400);
