@@ -60,6 +60,31 @@ describe('ops: queue dashboard and /metrics', function () {
     expect(api.body.queues.map((q) => q.name).sort()).to.deep.equal(['expiry', 'inbound', 'outbound']);
   });
 
+  it('refuses dashboard actions a foreign page could forge (forms, other origins), allows its own', async function () {
+    const add = '/admin/queues/api/queues/inbound/add';
+    const form = 'name=message&data[message][provider]=evolution&data[message][phone]=%2B15550001111';
+    const forged: { raw: string; headers: Record<string, string> }[] = [
+      { raw: form, headers: { authorization: ADMIN_AUTH, 'content-type': 'application/x-www-form-urlencoded' } },
+      { raw: '{"name":"message","data":{}}', headers: { authorization: ADMIN_AUTH, 'content-type': 'text/plain' } },
+      { raw: '{"name":"message","data":{}}', headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json', origin: 'https://evil.example' } },
+      { raw: '{"name":"message","data":{}}', headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' } },
+    ];
+    for (const req of forged) {
+      const r = await request(base, 'POST', add, req);
+      expect(r.status, JSON.stringify(req.headers)).to.equal(403);
+      expect(r.body).to.include({ success: false, error: 'FORBIDDEN' });
+    }
+    const counts = await request<{ queues: { name: string; counts: Record<string, number> }[] }>(base, 'GET', '/admin/queues/api/queues', {
+      headers: { authorization: ADMIN_AUTH },
+    });
+    const inbound = counts.body.queues.find((q) => q.name === 'inbound')!;
+    expect(Object.values(inbound.counts).reduce((a, b) => a + b, 0)).to.equal(0);
+    const own = await request(base, 'PUT', '/admin/queues/api/queues/expiry/clean/failed', {
+      headers: { authorization: ADMIN_AUTH, origin: base, 'sec-fetch-site': 'same-origin' },
+    });
+    expect(own.status, own.text).to.equal(200);
+  });
+
   it('reports every node and the cluster in Prometheus text, with bounded labels', async function () {
     this.timeout(30000);
     // one login, one expiry, one rejected signature, one ignored event, one unknown path, one socket

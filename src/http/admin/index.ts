@@ -4,6 +4,7 @@ import type { AppContext, AppState } from '../context.js';
 import { adminGuard } from './basic-auth.js';
 import { dashboardMiddleware, isDashboardPath } from './dashboard.js';
 import { METRICS_PATH, metricsRoute } from './metrics-route.js';
+import { sameOriginWrites } from './same-origin.js';
 import type { Queue } from 'bullmq';
 
 /**
@@ -19,7 +20,9 @@ export function adminMiddleware(
   if (config.adminPassword === undefined || config.adminUser === undefined) return [];
   const dashboardGuard = adminGuard({ user: config.adminUser, password: config.adminPassword });
   const metricsGuard = adminGuard({ user: config.adminUser, password: config.adminPassword, bearer: config.metricsToken });
-  const dashboard = dashboardMiddleware(queues);
+  const board = dashboardMiddleware(queues);
+  const csrf = sameOriginWrites();
+  const dashboard = (ctx: AppContext, next: Next): Promise<void> => csrf(ctx, () => board(ctx, next) as Promise<void>);
   const metrics = metricsRoute(renderMetrics);
 
   const route = async (ctx: AppContext, next: Next): Promise<void> => {
