@@ -61,9 +61,10 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
       const graceful = Promise.all(workers.map((w) => w.close()));
       const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
       if ((await Promise.race([graceful.then(() => 'done' as const), timer])) === 'timeout') {
-        // Jobs still running are left locked; another worker picks them up as stalled.
-        log.warn('workers did not finish in time; closing forcefully');
-        await Promise.all(workers.map((w) => w.close(true)));
+        // Jobs still running are left locked; when their lock lapses another worker picks them
+        // up as stalled. (A second close(true) would only return the pending graceful close.)
+        log.warn('workers did not finish in time; leaving their jobs to another worker');
+        for (const w of workers) void w.disconnect().catch(() => undefined);
       }
       connection.disconnect();
       log.info('workers stopped');

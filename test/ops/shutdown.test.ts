@@ -2,10 +2,10 @@ import http from 'node:http';
 import { expect } from 'chai';
 import { io as connect } from 'socket.io-client';
 import { evolutionMessage } from '../helpers/gateway.js';
-import { request } from '../helpers/http.js';
+import { eventually, request } from '../helpers/http.js';
 import { randomPhone } from '../helpers/flow.js';
 import { startStack, stopProcess, type ServiceProcess, type Stack } from '../helpers/processes.js';
-import { collectLogin, postChat, registerPin } from './support.js';
+import { collectLogin, evolutionEnv, postChat, registerPin, startHoldingGateway, type HoldingGateway } from './support.js';
 
 /** Counts the worker's `login` lines per pinId across processes (readable development format). */
 function loginsByPin(workers: ServiceProcess[]): Map<string, number> {
@@ -121,75 +121,72 @@ describe('ops: graceful shutdown of real processes', function () {
   });
 });
 
-describe('ops: crash recovery', function () {
+describe('ops: a worker stopping in the middle of a job', function () {
   let stack: Stack;
-  let gateway: http.Server;
-  const hits: { number: string; at: number }[] = [];
-  let firstHeld: () => void = () => undefined;
-  const held = new Promise<void>((resolve) => (firstHeld = resolve));
-
-  before(async function () {
-    this.timeout(30000);
-    // a gateway that never answers its first request: the worker dies while waiting on it
-    gateway = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        hits.push({ number: String((JSON.parse(body) as { number: string }).number), at: Date.now() });
-        if (hits.length === 1) return firstHeld();
-        res.writeHead(201, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ key: { id: `MOCK${hits.length}` }, status: 'PENDING' }));
-      });
-    });
-    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-    const port = (gateway.address() as { port: number }).port;
-    stack = await startStack({
-      name: 'ops-crash',
-      webs: 1,
-      workers: 0,
-      env: {
-        MESSAGING_PROVIDER: 'evolution',
-        EVOLUTION_API_URL: `http://127.0.0.1:${port}`,
-        EVOLUTION_API_KEY: 'test-key',
-        EVOLUTION_INSTANCE: 'test',
-        STALLED_INTERVAL_MS: '500',
-      },
-    });
-    await stack.addWorker({ INSTANCE_NAME: 'worker-doomed' });
-  });
-  after(async function () {
+  let gateway: HoldingGateway;
+  afterEach(async function () {
     this.timeout(30000);
     await stack?.stop();
-    gateway.closeAllConnections();
-    gateway.close();
+    await gateway?.close();
   });
 
-  it('a worker killed with SIGKILL mid-job loses nothing: another worker takes over its stalled jobs', async function () {
-    this.timeout(45000);
-    const N = 10;
-    const regs = await Promise.all(Array.from({ length: N }, () => registerPin(stack.url)));
+  /** Logs in N people through a worker whose first gateway call (a chat reply) hangs. */
+  async function loginsWithHeldReply(env: Record<string, string>, holdMs: number | null) {
+    gateway = await startHoldingGateway(holdMs);
+    stack = await startStack({ name: 'ops-midjob', webs: 1, workers: 0, env: { ...evolutionEnv(gateway.url), STALLED_INTERVAL_MS: '500', ...env } });
+    const first = await stack.addWorker({ INSTANCE_NAME: 'worker-first' });
+    const regs = await Promise.all(Array.from({ length: 10 }, () => registerPin(stack.url)));
     const phones = regs.map(() => randomPhone());
     await Promise.all(regs.map((r, i) => postChat(stack.url, `PIN: ${r.emoji}`, { phone: phones[i] })));
-    await held; // the doomed worker is inside an outbound job, waiting on the gateway
-    const doomed = stack.workers[0]!;
-    doomed.child.kill('SIGKILL');
-    await doomed.exited;
-    await stack.addWorker({ INSTANCE_NAME: 'worker-heir' });
+    await gateway.firstArrived; // the worker is inside an outbound job, waiting on the gateway
+    return { first, regs, want: phones.map((p) => p.replace(/^\+/, '')).sort() };
+  }
 
+  async function everyReplyDelivered(want: string[]): Promise<string[]> {
+    return eventually(async () => {
+      const got = [...new Set(gateway.hits)].sort();
+      return got.length === want.length ? got : undefined;
+    }, 20000, 100);
+  }
+
+  it('SIGTERM: the worker finishes the job it is in (the gateway sees it once), then exits 0', async function () {
+    this.timeout(45000);
+    const { first, regs, want } = await loginsWithHeldReply({}, 1500);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).to.equal(0);
+    expect(first.output()).not.to.match(/did not finish in time/);
+    await stack.addWorker({ INSTANCE_NAME: 'worker-next' }); // for whatever was still waiting
+    const logins = await Promise.all(regs.map((r) => collectLogin(stack.url, r.pin, 20000)));
+    expect(logins.every((l) => l.verified)).to.equal(true);
+    expect(await everyReplyDelivered(want)).to.deep.equal(want);
+    expect(gateway.hits.length).to.equal(want.length); // nothing sent twice
+  });
+
+  /** The held job's worker is gone without finishing it: a new worker must take it over. */
+  async function heirTakesOver(regs: { pin: string }[], want: string[]): Promise<void> {
+    await stack.addWorker({ INSTANCE_NAME: 'worker-heir' });
     const logins = await Promise.all(regs.map((r) => collectLogin(stack.url, r.pin, 20000)));
     expect(logins.every((l) => l.verified)).to.equal(true);
     // every login's reply reached the gateway; the one cut off was sent again by the heir
-    const want = phones.map((p) => p.replace(/^\+/, '')).sort();
-    const delivered = await (async () => {
-      const deadline = Date.now() + 20000;
-      while (Date.now() < deadline) {
-        const got = [...new Set(hits.slice(1).map((h) => h.number))].sort();
-        if (got.length === want.length) return got;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      return [...new Set(hits.slice(1).map((h) => h.number))].sort();
-    })();
-    expect(delivered).to.deep.equal(want);
-    expect(hits.slice(1).map((h) => h.number)).to.include(hits[0]!.number);
+    expect(await everyReplyDelivered(want)).to.deep.equal(want);
+    const resent = await eventually(async () => (gateway.hits.filter((n) => n === gateway.hits[0]).length === 2 ? true : undefined), 20000, 100);
+    expect(resent).to.equal(true);
+  }
+
+  it('SIGTERM with a job that outlasts SHUTDOWN_TIMEOUT_MS: exits 0 in time, the job is taken over', async function () {
+    this.timeout(45000);
+    const { first, regs, want } = await loginsWithHeldReply({ SHUTDOWN_TIMEOUT_MS: '1000' }, null);
+    first.child.kill('SIGTERM');
+    expect(await first.exited, first.output()).to.equal(0);
+    expect(first.output()).to.match(/did not finish in time/);
+    await heirTakesOver(regs, want);
+  });
+
+  it('SIGKILL: nothing is lost, another worker takes over the stalled job', async function () {
+    this.timeout(45000);
+    const { first, regs, want } = await loginsWithHeldReply({}, null);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await heirTakesOver(regs, want);
   });
 });

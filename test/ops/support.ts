@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { expect } from 'chai';
 import { WebhookAuth } from '../../src/messaging/webhook-auth.js';
 import { evolutionMessage } from '../helpers/gateway.js';
@@ -83,3 +84,54 @@ export async function dumpPrefix(prefix: string): Promise<string> {
   }
   return parts.join('\n');
 }
+
+export interface HoldingGateway {
+  url: string;
+  /** the `number` of every sendText request, in arrival order */
+  hits: string[];
+  /** resolves when the first request has arrived (and is being held) */
+  firstArrived: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * An Evolution API stand-in that holds its first request: for `holdMs`, or for ever (null), so a
+ * worker is reliably in the middle of a job. Every other request is answered at once.
+ */
+export async function startHoldingGateway(holdMs: number | null): Promise<HoldingGateway> {
+  const hits: string[] = [];
+  let arrived: () => void = () => undefined;
+  const firstArrived = new Promise<void>((resolve) => (arrived = resolve));
+  const answer = (res: http.ServerResponse): void => {
+    if (res.destroyed) return;
+    res.writeHead(201, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ key: { id: `MOCK${hits.length}` }, status: 'PENDING' }));
+  };
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      hits.push(String((JSON.parse(body) as { number: unknown }).number));
+      if (hits.length > 1) return answer(res);
+      arrived();
+      if (holdMs !== null) setTimeout(() => answer(res), holdMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    hits,
+    firstArrived,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export const evolutionEnv = (url: string): Record<string, string> => ({
+  MESSAGING_PROVIDER: 'evolution',
+  EVOLUTION_API_URL: url,
+  EVOLUTION_API_KEY: 'test-key',
+  EVOLUTION_INSTANCE: 'test',
+});
