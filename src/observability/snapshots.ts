@@ -33,7 +33,8 @@ export function startSnapshotPublisher(opts: {
 }): SnapshotPublisher {
   const publish = async (): Promise<void> => {
     const snapshot: Snapshot = { at: Date.now(), metrics: (await opts.registry.getMetricsAsJSON()) as MetricJson[] };
-    await opts.redis.hset(opts.key, opts.node, JSON.stringify(snapshot));
+    // the hash outlives its last writer by a while, then goes (dead fields are pruned on scrape)
+    await opts.redis.multi().hset(opts.key, opts.node, JSON.stringify(snapshot)).pexpire(opts.key, 20 * opts.intervalMs + 60_000).exec();
   };
   const timer = setInterval(() => {
     publish().catch((err: unknown) => opts.log.debug('metrics snapshot not written', { error: String(err) }));

@@ -124,21 +124,31 @@ describe('ops: graceful shutdown of real processes', function () {
 describe('ops: a worker stopping in the middle of a job', function () {
   let stack: Stack;
   let gateway: HoldingGateway;
+  before(async function () {
+    this.timeout(30000);
+    gateway = await startHoldingGateway();
+    stack = await startStack({ name: 'ops-midjob', webs: 1, workers: 0, env: { ...evolutionEnv(gateway.url), STALLED_INTERVAL_MS: '500' } });
+  });
   afterEach(async function () {
+    this.timeout(30000);
+    // each test starts with no worker running
+    await Promise.all(stack.workers.map((w) => stopProcess(w)));
+    stack.workers.length = 0;
+  });
+  after(async function () {
     this.timeout(30000);
     await stack?.stop();
     await gateway?.close();
   });
 
-  /** Logs in N people through a worker whose first gateway call (a chat reply) hangs. */
+  /** Logs in 10 people through a new worker whose first gateway call (a chat reply) hangs. */
   async function loginsWithHeldReply(env: Record<string, string>, holdMs: number | null) {
-    gateway = await startHoldingGateway(holdMs);
-    stack = await startStack({ name: 'ops-midjob', webs: 1, workers: 0, env: { ...evolutionEnv(gateway.url), STALLED_INTERVAL_MS: '500', ...env } });
-    const first = await stack.addWorker({ INSTANCE_NAME: 'worker-first' });
+    gateway.arm(holdMs);
+    const first = await stack.addWorker({ INSTANCE_NAME: 'worker-first', ...env });
     const regs = await Promise.all(Array.from({ length: 10 }, () => registerPin(stack.url)));
     const phones = regs.map(() => randomPhone());
     await Promise.all(regs.map((r, i) => postChat(stack.url, `PIN: ${r.emoji}`, { phone: phones[i] })));
-    await gateway.firstArrived; // the worker is inside an outbound job, waiting on the gateway
+    await gateway.firstArrived(); // the worker is inside an outbound job, waiting on the gateway
     return { first, regs, want: phones.map((p) => p.replace(/^\+/, '')).sort() };
   }
 
@@ -149,10 +159,10 @@ describe('ops: a worker stopping in the middle of a job', function () {
     }, 20000, 100);
   }
 
-  it('SIGTERM: the worker finishes the job it is in (the gateway sees it once), then exits 0', async function () {
+  it('SIGINT (handled as SIGTERM): the worker finishes the job it is in (the gateway sees it once), then exits 0', async function () {
     this.timeout(45000);
     const { first, regs, want } = await loginsWithHeldReply({}, 1500);
-    first.child.kill('SIGTERM');
+    first.child.kill('SIGINT');
     expect(await first.exited).to.equal(0);
     expect(first.output()).not.to.match(/did not finish in time/);
     await stack.addWorker({ INSTANCE_NAME: 'worker-next' }); // for whatever was still waiting

@@ -87,10 +87,12 @@ export async function dumpPrefix(prefix: string): Promise<string> {
 
 export interface HoldingGateway {
   url: string;
-  /** the `number` of every sendText request, in arrival order */
+  /** the `number` of every sendText request since the last arm(), in arrival order */
   hits: string[];
-  /** resolves when the first request has arrived (and is being held) */
-  firstArrived: Promise<void>;
+  /** from now on, hold the next first request for `holdMs`, or for ever (null) */
+  arm(holdMs: number | null): void;
+  /** resolves when the first request since arm() has arrived (and is being held) */
+  firstArrived(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -98,10 +100,11 @@ export interface HoldingGateway {
  * An Evolution API stand-in that holds its first request: for `holdMs`, or for ever (null), so a
  * worker is reliably in the middle of a job. Every other request is answered at once.
  */
-export async function startHoldingGateway(holdMs: number | null): Promise<HoldingGateway> {
+export async function startHoldingGateway(): Promise<HoldingGateway> {
   const hits: string[] = [];
+  let holdMs: number | null = null;
   let arrived: () => void = () => undefined;
-  const firstArrived = new Promise<void>((resolve) => (arrived = resolve));
+  let first = Promise.resolve();
   const answer = (res: http.ServerResponse): void => {
     if (res.destroyed) return;
     res.writeHead(201, { 'content-type': 'application/json' });
@@ -121,7 +124,12 @@ export async function startHoldingGateway(holdMs: number | null): Promise<Holdin
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     hits,
-    firstArrived,
+    arm(ms) {
+      hits.length = 0;
+      holdMs = ms;
+      first = new Promise<void>((resolve) => (arrived = resolve));
+    },
+    firstArrived: () => first,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
