@@ -72,7 +72,8 @@ describe('ops: logs and job data never hold a PIN, a token or message text', fun
     expect(requests.length).to.be.greaterThan(4);
     for (const r of requests) expect(r.requestId, JSON.stringify(r)).to.be.a('string');
     expect(records.some((r) => r.message === 'pin registered' && r.pinId === pinId && typeof r.requestId === 'string')).to.equal(true);
-    expect(records.some((r) => r.message === 'login' && r.pinId === pinId && typeof r.userId === 'string')).to.equal(true);
+    expect(records.some((r) => r.message === 'login' && r.pinId === pinId && r.userId === login.user.id)).to.equal(true);
+    expect(records.some((r) => r.message === 'request' && r.path === '/profile' && r.userId === login.user.id)).to.equal(true);
 
     const secrets = [pin, other.pin, login.token, login.refreshToken, refreshed.body.token, refreshed.body.refreshToken, chat, emoji, other.emojiString, '🐌🐌🐌', 'my own words 3b9f', sendText];
     const signatures = [login.token, login.refreshToken].map((t) => t.split('.')[2]!);
