@@ -1,5 +1,6 @@
 import type { Middleware, Next } from 'koa';
 import type { Config } from '../../config.js';
+import { AppError } from '../../errors.js';
 import type { AppContext, AppState } from '../context.js';
 import { adminGuard } from './basic-auth.js';
 import { dashboardMiddleware, isDashboardPath } from './dashboard.js';
@@ -22,7 +23,13 @@ export function adminMiddleware(
   const metricsGuard = adminGuard({ user: config.adminUser, password: config.adminPassword, bearer: config.metricsToken });
   const board = dashboardMiddleware(queues);
   const csrf = sameOriginWrites();
-  const dashboard = (ctx: AppContext, next: Next): Promise<void> => csrf(ctx, () => board(ctx, next) as Promise<void>);
+  const dashboard = (ctx: AppContext, next: Next): Promise<void> =>
+    csrf(ctx, async () => {
+      await board(ctx, next);
+      // Bull Board answers its own failures with 500; its only backend is Redis, so they become
+      // the service's 503 NETWORK_ERROR body (the cause is logged, never sent).
+      if (ctx.status >= 500) throw new AppError('NETWORK_ERROR', undefined, { cause: new Error(JSON.stringify(ctx.body)) });
+    });
   const metrics = metricsRoute(renderMetrics);
 
   const route = async (ctx: AppContext, next: Next): Promise<void> => {
