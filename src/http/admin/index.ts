@@ -1,3 +1,4 @@
+import type { Queue } from 'bullmq';
 import type { Middleware, Next } from 'koa';
 import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
@@ -6,7 +7,6 @@ import { adminGuard } from './basic-auth.js';
 import { dashboardMiddleware, isDashboardPath } from './dashboard.js';
 import { METRICS_PATH, metricsRoute } from './metrics-route.js';
 import { sameOriginWrites } from './same-origin.js';
-import type { Queue } from 'bullmq';
 
 /**
  * The operator pages: Bull Board at /admin/queues (basic auth) and /metrics (basic auth or
