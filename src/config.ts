@@ -63,6 +63,8 @@ export interface Config {
   /** BullMQ stalled-job check interval; lower finds jobs of a killed worker sooner */
   stalledIntervalMs: number;
   shutdownTimeoutMs: number;
+  /** how often each process writes its metrics snapshot to Redis */
+  metricsIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -169,9 +171,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
 
+  // Heroku Redis may set both; REDIS_TLS_URL is then the encrypted door to the same server.
   const redisUrl =
-    url(env, 'REDIS_URL', ['redis:', 'rediss:']) ??
     url(env, 'REDIS_TLS_URL', ['redis:', 'rediss:']) ??
+    url(env, 'REDIS_URL', ['redis:', 'rediss:']) ??
     'redis://127.0.0.1:6379';
 
   const pinTtlSeconds = int(env, 'PIN_TTL_SECONDS', 180, 1, 86400);
@@ -226,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     inboundConcurrency: int(env, 'INBOUND_CONCURRENCY', 64, 1, 1000),
     stalledIntervalMs: int(env, 'STALLED_INTERVAL_MS', 30000, 500, 600000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 25000, 100, 600000),
+    metricsIntervalMs: int(env, 'METRICS_INTERVAL_MS', 5000, 100, 600000),
   };
 }
 

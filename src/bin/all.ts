@@ -6,7 +6,7 @@ const b = bootstrap('all');
 await awaitRedis(b);
 const web = await startWeb(b);
 const worker = startWorker(b);
+// side by side, so both fit in one shutdown limit
 onShutdown(b, async () => {
-  await web.stop();
-  await worker.stop();
+  await Promise.all([web.stop(), worker.stop()]);
 });

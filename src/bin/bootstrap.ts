@@ -1,5 +1,7 @@
 import { ConfigError, DEV_SECRET_IN_USE, loadConfig, type Config } from '../config.js';
 import { createLogger, type Logger } from '../observability/logger.js';
+import { createProcessMetrics, type ProcessMetrics } from '../observability/metrics.js';
+import { startSnapshotPublisher, type SnapshotPublisher } from '../observability/snapshots.js';
 import { waitReady } from '../redis/connection.js';
 import { createServices, type Services } from '../services.js';
 
@@ -12,9 +14,14 @@ export interface Bootstrapped {
   config: Config;
   log: Logger;
   services: Services;
+  metrics: ProcessMetrics;
+  /** writes this process's metrics into Redis for the web's /metrics */
+  snapshots: SnapshotPublisher;
 }
 
-export function bootstrap(role: string): Bootstrapped {
+export type Role = 'web' | 'worker' | 'all';
+
+export function bootstrap(role: Role): Bootstrapped {
   let config: Config;
   try {
     config = loadConfig();
@@ -32,7 +39,16 @@ export function bootstrap(role: string): Bootstrapped {
   }
   const services = createServices(config, log, role);
   process.on('unhandledRejection', (reason) => log.error('unhandled rejection', { error: String(reason) }));
-  return { config, log, services };
+  const metrics = createProcessMetrics({ web: role !== 'worker', worker: role !== 'web' });
+  const snapshots = startSnapshotPublisher({
+    redis: services.redis,
+    key: services.keys.metricsNodes(),
+    node: config.instanceName,
+    registry: metrics.registry,
+    intervalMs: config.metricsIntervalMs,
+    log,
+  });
+  return { config, log, services, metrics, snapshots };
 }
 
 /** Waits (bounded) for Redis so the first requests don't fail needlessly; starts anyway after. */
@@ -44,7 +60,11 @@ export async function awaitRedis(b: Bootstrapped, timeoutMs = 10000): Promise<vo
   }
 }
 
-/** Runs `stop` once on SIGTERM or SIGINT, then exits 0 (1 if stopping failed or overran). */
+/**
+ * Runs `stop` once on SIGTERM or SIGINT, writes the last metrics snapshot, closes Redis and
+ * exits 0 (1 if stopping failed or overran). The hard limit stays inside Heroku's 30 seconds
+ * between SIGTERM and SIGKILL with the default SHUTDOWN_TIMEOUT_MS (25 s).
+ */
 export function onShutdown(b: Bootstrapped, stop: () => Promise<void>): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals): void => {
@@ -57,6 +77,7 @@ export function onShutdown(b: Bootstrapped, stop: () => Promise<void>): void {
     }, b.config.shutdownTimeoutMs + 3000);
     hardLimit.unref();
     stop()
+      .then(() => b.snapshots.stop())
       .then(() => b.services.close())
       .then(() => {
         b.log.info('stopped');

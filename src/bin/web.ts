@@ -1,5 +1,5 @@
 import { awaitRedis, bootstrap, onShutdown } from './bootstrap.js';
-import { startWeb } from './roles.js';
+import { startWeb } from './web-role.js';
 
 const b = bootstrap('web');
 await awaitRedis(b);

@@ -1,5 +1,5 @@
 import { awaitRedis, bootstrap, onShutdown } from './bootstrap.js';
-import { startWorker } from './roles.js';
+import { startWorker } from './worker-role.js';
 
 const b = bootstrap('worker');
 await awaitRedis(b);

@@ -10,6 +10,8 @@ import { outboundBackoff, outboundProcessor } from './workers/outbound.js';
 
 export interface WorkerHooks extends InboundHooks {
   onExpired?: () => void;
+  /** every finished attempt of any queue's job (metrics) */
+  onJobFinished?: (queue: string, result: 'completed' | 'failed') => void;
 }
 
 export interface WorkerHost {
@@ -33,7 +35,9 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
 
   const make = <D, R>(name: string, processor: Processor<D, R>, extra: Record<string, unknown> = {}): Worker<D, R> => {
     const worker = new Worker<D, R>(name, processor, { ...common, ...extra });
+    worker.on('completed', () => hooks.onJobFinished?.(name, 'completed'));
     worker.on('failed', (job, err) => {
+      hooks.onJobFinished?.(name, 'failed');
       log.warn('job failed', { queue: name, jobId: job?.id, attempts: job?.attemptsMade, reason: err.message });
     });
     worker.on('error', (err) => log.error('worker error', { queue: name, error: err.message }));
@@ -57,11 +61,13 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
       const graceful = Promise.all(workers.map((w) => w.close()));
       const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
       if ((await Promise.race([graceful.then(() => 'done' as const), timer])) === 'timeout') {
-        // Jobs still running are left locked; another worker picks them up as stalled.
-        log.warn('workers did not finish in time; closing forcefully');
-        await Promise.all(workers.map((w) => w.close(true)));
+        // Jobs still running are left locked; when their lock lapses another worker picks them
+        // up as stalled. (A second close(true) would only return the pending graceful close.)
+        log.warn('workers did not finish in time; leaving their jobs to another worker');
+        for (const w of workers) void w.disconnect().catch(() => undefined);
       }
       connection.disconnect();
+      log.info('workers stopped');
     },
   };
 }

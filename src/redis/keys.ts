@@ -21,6 +21,8 @@ export interface Keys {
   socketChannel(): string;
   /** rate limiter key prefix */
   rateLimit(name: string): string;
+  /** hash: node name → that process's metrics snapshot (JSON) */
+  metricsNodes(): string;
 }
 
 export function keys(prefix: string): Keys {
@@ -36,5 +38,6 @@ export function keys(prefix: string): Keys {
     bull: () => `${prefix}:bull`,
     socketChannel: () => `${prefix}:socket.io`,
     rateLimit: (name) => `${prefix}:rl:${name}`,
+    metricsNodes: () => `${prefix}:metrics:nodes`,
   };
 }

@@ -7,7 +7,8 @@ const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Gives every request an id (the caller's X-Request-Id when sane), a logger that stamps it on
- * every line, and one access-log line with method, route, status and duration (never bodies).
+ * every line, and one access-log line with method, route, status, duration and the user when
+ * known (never bodies).
  */
 export function requestContext(log: Logger, onFinish?: (ctx: AppContext, seconds: number) => void) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
@@ -28,6 +29,7 @@ export function requestContext(log: Logger, onFinish?: (ctx: AppContext, seconds
         status: ctx.status,
         ms: Math.round(seconds * 1e4) / 10,
         ip: ctx.ip,
+        userId: ctx.state.claims?.sub,
       });
     }
   };

@@ -1,0 +1,21 @@
+# pin-auth image: one image for both roles (the command picks web or worker, as the Procfile does).
+FROM node:20-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+COPY scripts ./scripts
+COPY test ./test
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 3000
+# node is PID 1 and handles SIGTERM itself (graceful shutdown), so no shell wrapper
+CMD ["node", "dist/src/bin/web.js"]

@@ -1,0 +1,76 @@
+import http from 'node:http';
+import { adminMiddleware } from '../http/admin/index.js';
+import { metricsHooks } from '../http/admin/request-metrics.js';
+import { createApp } from '../http/app.js';
+import { createClusterGauges } from '../observability/cluster-gauges.js';
+import { renderClusterMetrics } from '../observability/snapshots.js';
+import { attachRealtime, type Realtime } from '../realtime/server.js';
+import type { Bootstrapped } from './bootstrap.js';
+
+export interface WebRole {
+  server: http.Server;
+  realtime: Realtime;
+  stop(): Promise<void>;
+}
+
+/** A node that stopped writing snapshots for this long is dropped from /metrics. */
+const staleAfter = (intervalMs: number): number => Math.max(3 * intervalMs, 15_000);
+
+/** The web role: Koa API, operator pages and Socket.IO on one port. */
+export async function startWeb(b: Bootstrapped): Promise<WebRole> {
+  const { config, log, services, metrics } = b;
+  const live = createClusterGauges(services.queues.all(), () => services.registrations.activeCount());
+  const render = () =>
+    renderClusterMetrics({
+      redis: services.redis,
+      key: services.keys.metricsNodes(),
+      node: config.instanceName,
+      registry: metrics.registry,
+      live,
+      staleAfterMs: staleAfter(config.metricsIntervalMs),
+    });
+  const app = createApp(services, {
+    ...metricsHooks(metrics.web),
+    before: adminMiddleware(config, services.queues.all(), render),
+  });
+  const server = http.createServer(app.callback());
+  // Longer than any load balancer's idle timeout (Heroku's router: 55 s), so it closes first.
+  server.keepAliveTimeout = 61_000;
+  server.headersTimeout = 65_000;
+  let stopping = false;
+  // While draining, every response closes its connection (keep-alive clients move on, and
+  // server.close() is not left waiting for connections that would otherwise idle on).
+  const inFlight = new Set<http.ServerResponse>();
+  server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (stopping) return res.setHeader('Connection', 'close');
+    inFlight.add(res);
+    res.on('close', () => inFlight.delete(res));
+  });
+  const realtime = attachRealtime(server, services);
+  metrics.web.setSocketSource(() => realtime.connections());
+  await new Promise<void>((resolve) => server.listen(config.port, resolve));
+  const address = server.address();
+  log.info('web listening', { port: typeof address === 'object' && address ? address.port : config.port });
+
+  return {
+    server,
+    realtime,
+    async stop() {
+      // No new connections; requests in flight finish. Socket.IO clients lose their transport
+      // at once (not a server "disconnect", which would stop them reconnecting) and reconnect
+      // to another node; io.close() then waits for the HTTP server, so both share one limit.
+      stopping = true;
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      const httpClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const socketsClosed = realtime.close();
+      const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs).unref());
+      if ((await Promise.race([Promise.all([httpClosed, socketsClosed]), timer])) === 'timeout') {
+        log.warn('requests still open at the shutdown limit; closing them');
+      }
+      server.closeAllConnections();
+      await socketsClosed;
+      log.info('web stopped');
+    },
+  };
+}

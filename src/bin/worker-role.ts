@@ -1,0 +1,19 @@
+import { startWorkers, type WorkerHost } from '../queues/worker-host.js';
+import type { Bootstrapped } from './bootstrap.js';
+
+export interface WorkerRole {
+  host: WorkerHost;
+  stop(): Promise<void>;
+}
+
+/** The worker role: BullMQ workers of every queue, feeding the worker metrics. */
+export function startWorker(b: Bootstrapped): WorkerRole {
+  const m = b.metrics.worker;
+  const host = startWorkers(b.services, {
+    onOutcome: (outcome, job) => m.inboundOutcome(outcome, job.receivedAt),
+    onExpired: () => m.pinExpired(),
+    onJobFinished: (queue, result) => m.jobFinished(queue, result),
+  });
+  b.log.info('workers started', { queues: host.workers.map((w) => w.name) });
+  return { host, stop: () => host.close(b.config.shutdownTimeoutMs) };
+}

@@ -1,0 +1,57 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Next } from 'koa';
+import { AppError } from '../../errors.js';
+import type { AppContext } from '../context.js';
+
+/**
+ * Guards the operator pages. Secrets are compared as SHA-256 digests with timingSafeEqual, so
+ * neither the length nor the first wrong byte of a guess shows in the response time; user and
+ * password are checked together, so a right user name is not told apart from a wrong one.
+ */
+const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+
+export function secretEquals(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** `user:password` from an `Authorization: Basic …` header, or null. */
+export function basicCredentials(header: string): string | null {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!m) return null;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  return decoded.includes(':') ? decoded : null;
+}
+
+/** The token of an `Authorization: Bearer …` header, or null. */
+export function bearerToken(header: string): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1]! : null;
+}
+
+export interface AdminCredentials {
+  user: string;
+  password: string;
+  /** also accepted as `Authorization: Bearer <token>` where the guard allows it */
+  bearer?: string;
+}
+
+export const BASIC_CHALLENGE = 'Basic realm="pin-auth admin", charset="UTF-8"';
+
+/** 401 AUTHENTICATION_FAILED with a Basic challenge unless the request carries the credentials. */
+export function adminGuard(creds: AdminCredentials) {
+  const expected = `${creds.user}:${creds.password}`;
+  return async (ctx: AppContext, next: Next): Promise<void> => {
+    const header = ctx.get('authorization');
+    const basic = basicCredentials(header);
+    const bearer = creds.bearer === undefined ? null : bearerToken(header);
+    const ok =
+      (basic !== null && secretEquals(basic, expected)) ||
+      (bearer !== null && creds.bearer !== undefined && secretEquals(bearer, creds.bearer));
+    if (!ok) {
+      ctx.set('WWW-Authenticate', BASIC_CHALLENGE);
+      throw new AppError('AUTHENTICATION_FAILED', 'Admin credentials required');
+    }
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  };
+}

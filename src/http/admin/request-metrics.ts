@@ -1,0 +1,27 @@
+import type { WebMetrics } from '../../observability/metrics.js';
+import type { AppHooks } from '../app.js';
+import type { AppContext } from '../context.js';
+import { DASHBOARD_PATH, isDashboardPath } from './dashboard.js';
+
+/**
+ * The route label of a request: the router's template (`/check-login`), the dashboard as one
+ * route, anything else `unmatched`. Never the raw URL, whose values a client chooses freely.
+ */
+export function routeLabel(ctx: AppContext): string {
+  const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  if (typeof matched === 'string') return matched;
+  if (isDashboardPath(ctx.path)) return DASHBOARD_PATH;
+  if (ctx.path === '/metrics') return '/metrics';
+  return 'unmatched';
+}
+
+/** The AppHooks that feed the web metrics: request durations and the webhook's refusals. */
+export function metricsHooks(metrics: WebMetrics): Required<Pick<AppHooks, 'onRequest' | 'webhook'>> {
+  return {
+    onRequest: (ctx, seconds) => metrics.requestDone(ctx.method, routeLabel(ctx), ctx.status, seconds),
+    webhook: {
+      onRejected: () => metrics.webhookRejected(),
+      onIgnored: (reason) => metrics.webhookIgnored(reason),
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import client from 'prom-client';
+import type { LoginOutcome } from '../auth/login.js';
+import type { IgnoreReason } from '../messaging/inbound.js';
+
+/**
+ * The Prometheus metrics each process records where the thing happens. Web and worker are
+ * separate processes (separate dynos on Heroku), so every process publishes a snapshot of its
+ * registry into Redis (see snapshots.ts) and a web node's `/metrics` reports all of them, each
+ * series labelled with the `node` that recorded it. Label values are all bounded: route
+ * templates, status codes, queue names, the closed sets of outcomes and ignore reasons.
+ */
+
+const PREFIX = 'pinauth_';
+
+/** Where a request went, as a bounded label: the route template, never the raw URL. */
+export type RouteLabel = string;
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
+
+export function methodLabel(method: string): string {
+  return METHODS.has(method) ? method : 'OTHER';
+}
+
+/** Metrics of the web role: HTTP, webhook door, sockets. */
+export interface WebMetrics {
+  requestDone(method: string, route: RouteLabel, status: number, seconds: number): void;
+  webhookRejected(): void;
+  webhookIgnored(reason: IgnoreReason): void;
+  /** the live socket count of this node, read at each snapshot */
+  setSocketSource(count: () => number): void;
+}
+
+/** Metrics of the worker role: jobs, logins, expiries. */
+export interface WorkerMetrics {
+  jobFinished(queue: string, result: 'completed' | 'failed'): void;
+  inboundOutcome(outcome: LoginOutcome['outcome'], receivedAt: number): void;
+  pinExpired(): void;
+}
+
+export interface ProcessMetrics {
+  registry: client.Registry;
+  web: WebMetrics;
+  worker: WorkerMetrics;
+}
+
+/** Seconds from the webhook's 200 to the login: queue wait plus processing. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/**
+ * One registry per process with the metrics of its roles (`all` has both) and Node's default
+ * process metrics. Metrics of a role the process doesn't run are never registered, so a
+ * worker's snapshot holds no empty HTTP series.
+ */
+export function createProcessMetrics(roles: { web: boolean; worker: boolean }): ProcessMetrics {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  const registers = (on: boolean): client.Registry[] => (on ? [registry] : []);
+  const webRegs = registers(roles.web);
+  const workerRegs = registers(roles.worker);
+
+  const httpDuration = new client.Histogram({
+    name: `${PREFIX}http_request_duration_seconds`,
+    help: 'HTTP request duration by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: HTTP_BUCKETS,
+    registers: webRegs,
+  });
+  const rejected = new client.Counter({
+    name: `${PREFIX}webhook_rejected_total`,
+    help: 'Webhook requests rejected for a missing or invalid signature or token',
+    registers: webRegs,
+  });
+  const ignored = new client.Counter({
+    name: `${PREFIX}webhook_ignored_events_total`,
+    help: 'Webhook events accepted but ignored, by reason',
+    labelNames: ['reason'] as const,
+    registers: webRegs,
+  });
+  let socketCount: () => number = () => 0;
+  new client.Gauge({
+    name: `${PREFIX}socket_connections`,
+    help: 'Socket.IO connections open on this node',
+    registers: webRegs,
+    collect() {
+      this.set(socketCount());
+    },
+  });
+
+  const jobs = new client.Counter({
+    name: `${PREFIX}jobs_total`,
+    help: 'Job attempts finished, by queue and result (a retried job counts once per failed attempt)',
+    labelNames: ['queue', 'result'] as const,
+    registers: workerRegs,
+  });
+  const inbound = new client.Counter({
+    name: `${PREFIX}inbound_messages_total`,
+    help: 'Inbound chat messages processed, by outcome',
+    labelNames: ['outcome'] as const,
+    registers: workerRegs,
+  });
+  const logins = new client.Counter({
+    name: `${PREFIX}logins_total`,
+    help: 'Successful PIN logins',
+    registers: workerRegs,
+  });
+  const loginLatency = new client.Histogram({
+    name: `${PREFIX}webhook_to_login_seconds`,
+    help: 'Time from accepting the webhook to completing the login',
+    buckets: LATENCY_BUCKETS,
+    registers: workerRegs,
+  });
+  const expiries = new client.Counter({
+    name: `${PREFIX}pin_expiries_total`,
+    help: 'Registrations that expired without a login',
+    registers: workerRegs,
+  });
+
+  return {
+    registry,
+    web: {
+      requestDone: (method, route, status, seconds) =>
+        httpDuration.observe({ method: methodLabel(method), route, status: String(status) }, seconds),
+      webhookRejected: () => rejected.inc(),
+      webhookIgnored: (reason) => ignored.inc({ reason }),
+      setSocketSource: (count) => {
+        socketCount = count;
+      },
+    },
+    worker: {
+      jobFinished: (queue, result) => jobs.inc({ queue, result }),
+      inboundOutcome: (outcome, receivedAt) => {
+        inbound.inc({ outcome });
+        if (outcome !== 'logged-in') return;
+        logins.inc();
+        loginLatency.observe(Math.max(0, Date.now() - receivedAt) / 1000);
+      },
+      pinExpired: () => expiries.inc(),
+    },
+  };
+}
