@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { InboundMessage } from '../queues/jobs.js';
 import { describeGraphError } from './graph-errors.js';
 
@@ -53,7 +53,7 @@ export function phoneFromJid(jid: string | null): string | null {
 
 /** A short stable digest, so message ids of any length or alphabet make safe Redis keys and job ids. */
 export function messageKey(provider: string, scope: string, id: string): string {
-  return createHash('sha256').update(`${provider}\0${scope}\0${id}`).digest('base64url').slice(0, 22);
+  return hash('sha256', `${provider}\0${scope}\0${id}`, 'base64url').slice(0, 22);
 }
 
 const messages = (list: InboundMessage[], ignored: IgnoreReason[] = [], deliveryFailures: string[] = []): Normalised => ({
@@ -115,7 +115,7 @@ function normaliseEvolution(body: Obj): Normalised {
     : phoneFromJid(jid);
   if (phone === null) return ignoredOne('no-phone');
 
-  const rawId = str(key.id) ?? createHash('sha256').update(JSON.stringify(data)).digest('hex');
+  const rawId = str(key.id) ?? hash('sha256', JSON.stringify(data), 'hex');
   return messages([
     { provider: 'evolution', id: messageKey('evolution', body.instance, rawId), phone, text: content.text, displayName: str(data.pushName) },
   ]);

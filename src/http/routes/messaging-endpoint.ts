@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import getRawBody from 'raw-body';
 import { AppError } from '../../errors.js';
 import { normaliseWebhook, type IgnoreReason } from '../../messaging/inbound.js';
+import { createIntake } from '../../messaging/intake.js';
 import { sameSecret } from '../../messaging/webhook-auth.js';
 import type { Services } from '../../services.js';
 import type { AppContext, AppRouter } from '../context.js';
@@ -17,22 +17,16 @@ export interface WebhookHooks {
 const CHALLENGE = /^[\x21-\x7e]{1,256}$/;
 
 /**
- * Unique per accepted message (tells a retry of its job from a second delivery): a random
- * process id and a counter, cheaper than random bytes per request.
- */
-const PROCESS_NONCE = randomBytes(9).toString('base64url');
-let accepted = 0;
-const nextNonce = (): string => PROCESS_NONCE + (++accepted).toString(36);
-
-/**
  * The gateway's door. It does the least before answering: read the exact bytes, authenticate
  * them, parse, normalise (so receipts and other noise never reach Redis), and put each text
- * message on the `inbound` queue. It answers 200 only once every job is in Redis, 503 when Redis
- * can't take them (the gateway retries), and 4xx only for requests that can never succeed.
- * De-duplication beyond the job id and the matching happen in the worker.
+ * message on the `inbound` queue (batched per event-loop turn, see intake.ts). It answers 200
+ * only once every job is in Redis, 503 when Redis can't take them (the gateway retries), and 4xx
+ * only for requests that can never succeed. De-duplication beyond the job id and the matching
+ * happen in the worker.
  */
 export function registerMessagingEndpointRoute(router: AppRouter, services: Services, hooks: WebhookHooks = {}): void {
   const { webhookAuth, queues, config } = services;
+  const intake = createIntake(queues.inbound);
 
   // WhatsApp Cloud API subscription handshake.
   router.get('/messaging-endpoint', (ctx) => {
@@ -75,12 +69,7 @@ export function registerMessagingEndpointRoute(router: AppRouter, services: Serv
     for (const reason of normalised.deliveryFailures) ctx.state.log.warn('outbound message failed at the gateway', { reason });
 
     const receivedAt = Date.now();
-    await Promise.all(
-      normalised.messages.map((message) =>
-        // the job id drops a repeat delivery while the first job is kept; later ones the worker drops
-        queues.inbound.add('message', { message, nonce: nextNonce(), receivedAt }, { jobId: `m${message.id}` }),
-      ),
-    );
+    await Promise.all(normalised.messages.map((message) => intake.add(message, receivedAt)));
     ctx.body = { received: true, accepted: normalised.messages.length, ignored: normalised.ignored.length };
   });
 }
