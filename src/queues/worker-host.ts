@@ -47,9 +47,9 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
   const workers: Worker[] = [
     make(QUEUE.inbound, inboundProcessor(services, notifier, hooks), { concurrency: config.inboundConcurrency }),
     make(QUEUE.expiry, expiryProcessor(services, notifier, hooks.onExpired), { concurrency: 32 }),
-    make(QUEUE.outbound, outboundProcessor(createProvider(config, log), log), {
+    make(QUEUE.outbound, outboundProcessor(createProvider(config, log), log, { holdQueue: (ms) => services.queues.outbound.rateLimit(ms) }), {
       concurrency: 16,
-      // shared by every worker process: keeps us under the gateway's rate
+      // kept in Redis, so shared by every worker process: keeps us under the gateway's rate
       limiter: { max: config.outboundPerSecond, duration: 1000 },
       settings: { backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) => outboundBackoff(attemptsMade, err) },
     }),

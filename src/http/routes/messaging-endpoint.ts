@@ -1,7 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import getRawBody from 'raw-body';
 import { AppError } from '../../errors.js';
 import { normaliseWebhook, type IgnoreReason } from '../../messaging/inbound.js';
+import { createIntake } from '../../messaging/intake.js';
+import { sameSecret } from '../../messaging/webhook-auth.js';
 import type { Services } from '../../services.js';
 import type { AppContext, AppRouter } from '../context.js';
 
@@ -12,27 +13,34 @@ export interface WebhookHooks {
   onIgnored?: (reason: IgnoreReason) => void;
 }
 
+/** What the handshake echoes: Meta sends digits; anything odd is not echoed back. */
+const CHALLENGE = /^[\x21-\x7e]{1,256}$/;
+
 /**
  * The gateway's door. It does the least before answering: read the exact bytes, authenticate
- * them, parse, normalise, and put each text message on the `inbound` queue. It answers 200 only
- * once every job is in Redis, 503 when Redis can't take them (the gateway retries), and 4xx only
- * for requests that can never succeed. De-duplication and matching happen in the worker.
+ * them, parse, normalise (so receipts and other noise never reach Redis), and put each text
+ * message on the `inbound` queue (batched per event-loop turn, see intake.ts). It answers 200
+ * only once every job is in Redis, 503 when Redis can't take them (the gateway retries), and 4xx
+ * only for requests that can never succeed. De-duplication beyond the job id and the matching
+ * happen in the worker.
  */
 export function registerMessagingEndpointRoute(router: AppRouter, services: Services, hooks: WebhookHooks = {}): void {
   const { webhookAuth, queues, config } = services;
+  const intake = createIntake(queues.inbound);
 
   // WhatsApp Cloud API subscription handshake.
   router.get('/messaging-endpoint', (ctx) => {
-    const mode = ctx.query['hub.mode'];
-    const token = ctx.query['hub.verify_token'];
-    const challenge = ctx.query['hub.challenge'];
+    const { 'hub.mode': mode, 'hub.verify_token': token, 'hub.challenge': challenge } = ctx.query;
     if (
       config.webhookVerifyToken !== undefined &&
       mode === 'subscribe' &&
-      token === config.webhookVerifyToken &&
-      typeof challenge === 'string'
+      typeof token === 'string' &&
+      sameSecret(token, config.webhookVerifyToken) &&
+      typeof challenge === 'string' &&
+      CHALLENGE.test(challenge)
     ) {
       ctx.type = 'text/plain';
+      ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.body = challenge;
       return;
     }
@@ -58,17 +66,10 @@ export function registerMessagingEndpointRoute(router: AppRouter, services: Serv
       hooks.onIgnored?.(reason);
       ctx.state.log.debug('webhook event ignored', { reason });
     }
+    for (const reason of normalised.deliveryFailures) ctx.state.log.warn('outbound message failed at the gateway', { reason });
+
     const receivedAt = Date.now();
-    await Promise.all(
-      normalised.messages.map((message) =>
-        queues.inbound.add(
-          'message',
-          { message, nonce: randomBytes(9).toString('base64url'), receivedAt },
-          // a repeat delivery while the first job is kept is dropped here; later ones by the worker
-          { jobId: `m${message.id}` },
-        ),
-      ),
-    );
+    await Promise.all(normalised.messages.map((message) => intake.add(message, receivedAt)));
     ctx.body = { received: true, accepted: normalised.messages.length, ignored: normalised.ignored.length };
   });
 }

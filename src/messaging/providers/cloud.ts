@@ -1,4 +1,5 @@
-import { postJson, type MessagingProvider } from './provider.js';
+import { describeGraphError, isTransientGraphError, type GraphError } from '../graph-errors.js';
+import { bodySnippet, postJson, type FailureDescription, type MessagingProvider } from './provider.js';
 
 /**
  * WhatsApp Cloud API: `POST {GRAPH_API_URL}/{phone number id}/messages`, bearer token,
@@ -23,12 +24,11 @@ export class CloudProvider implements MessagingProvider {
   }
 }
 
-/** Graph API errors: `{error: {code, message, error_data: {details}}}`; 131047 is the 24-hour window. */
-function describe(_status: number, body: unknown): string {
-  const err = typeof body === 'object' && body !== null ? (body as { error?: { code?: unknown; message?: unknown } }).error : undefined;
-  if (err?.code === 131047) {
-    return 'outside the 24-hour customer service window: the person must message first (or use a template)';
-  }
-  if (err && typeof err.message === 'string') return `${String(err.code ?? '')} ${err.message}`.trim().slice(0, 300);
-  return typeof body === 'string' ? body.slice(0, 300) : 'error';
+/** Graph API error answers: `{error: {code, message, error_data: {details}}}`; the code decides. */
+function describe(_status: number, body: unknown): FailureDescription {
+  const err = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+  if (typeof err !== 'object' || err === null) return { reason: bodySnippet(body) };
+  const graph = err as GraphError;
+  // throughput and pair-rate limits come as HTTP 400: the code says they pass
+  return isTransientGraphError(graph) ? { reason: describeGraphError(graph), retryable: true } : { reason: describeGraphError(graph) };
 }

@@ -1,4 +1,4 @@
-import { postJson, type MessagingProvider } from './provider.js';
+import { bodySnippet, postJson, type FailureDescription, type MessagingProvider } from './provider.js';
 
 /** Evolution API v2: `POST {url}/message/sendText/{instance}`, header `apikey`, body `{number, text}`. */
 export class EvolutionProvider implements MessagingProvider {
@@ -19,10 +19,15 @@ export class EvolutionProvider implements MessagingProvider {
   }
 }
 
-function describe(_status: number, body: unknown): string {
-  if (typeof body === 'object' && body !== null) {
-    const r = (body as { response?: { message?: unknown } }).response;
-    if (r && r.message !== undefined) return JSON.stringify(r.message).slice(0, 300);
+/**
+ * Evolution's errors: `{status, error, response: {message}}`; an unknown number comes as 400 with
+ * `message: [{exists: false, number}]`.
+ */
+function describe(_status: number, body: unknown): FailureDescription {
+  const response = typeof body === 'object' && body !== null ? (body as { response?: { message?: unknown } }).response : undefined;
+  const message = response?.message;
+  if (Array.isArray(message) && message.some((m) => typeof m === 'object' && m !== null && (m as { exists?: unknown }).exists === false)) {
+    return { reason: 'the number is not on WhatsApp' };
   }
-  return typeof body === 'string' ? body.slice(0, 300) : 'error';
+  return { reason: bodySnippet(message ?? body) };
 }

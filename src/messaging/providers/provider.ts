@@ -1,6 +1,7 @@
 /**
  * An outbound messaging provider: sends one text to one phone. Failures say whether a retry can
- * help (timeouts, connection errors, 429, 5xx) and, for 429, how long the gateway asked us to wait.
+ * help (timeouts, connection errors, 429, 5xx, and whatever a provider knows to be transient)
+ * and how long the gateway asked us to wait (Retry-After).
  */
 export interface MessagingProvider {
   readonly name: string;
@@ -19,6 +20,12 @@ export class ProviderError extends Error {
   }
 }
 
+/** What a provider makes of an error answer: a reason, and (when it knows better than the status) retryability. */
+export interface FailureDescription {
+  reason: string;
+  retryable?: boolean;
+}
+
 /** Parses Retry-After (seconds or an HTTP date) into ms. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (value === null || value.trim() === '') return undefined;
@@ -27,16 +34,19 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+const retryableStatus = (status: number): boolean => status === 408 || status === 429 || status >= 500;
+
 /**
- * POSTs JSON and classifies the outcome; `describe` turns an error body into a reason.
- * Shared by the HTTP providers so retry rules live in one place.
+ * POSTs JSON and classifies the outcome; `describe` turns an error answer into a reason.
+ * Shared by the HTTP providers so retry rules live in one place. Redirects are not followed: a
+ * POST turned into a GET would "succeed" without sending anything.
  */
 export async function postJson(
   url: string,
   headers: Record<string, string>,
   body: unknown,
   timeoutMs: number,
-  describe: (status: number, body: unknown) => string,
+  describe: (status: number, body: unknown) => FailureDescription,
 ): Promise<unknown> {
   let res: Response;
   try {
@@ -44,13 +54,21 @@ export async function postJson(
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
+      redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (err) {
     const reason = err instanceof Error && err.name === 'TimeoutError' ? 'timeout' : 'connection error';
-    throw new ProviderError(`gateway ${reason}: ${err instanceof Error ? err.message : String(err)}`, true);
+    const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
+    throw new ProviderError(`gateway ${reason}: ${cause}`, true);
   }
-  const text = await res.text().catch(() => '');
+  let text = '';
+  try {
+    text = await res.text();
+  } catch {
+    // the answer started but did not finish (timeout, reset): it may or may not have been sent
+    if (res.ok) return null;
+  }
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : null;
@@ -58,8 +76,13 @@ export async function postJson(
     /* keep text */
   }
   if (res.ok) return parsed;
-  const reason = `gateway answered ${res.status}: ${describe(res.status, parsed)}`;
-  if (res.status === 429) throw new ProviderError(reason, true, parseRetryAfter(res.headers.get('retry-after')), 429);
-  if (res.status >= 500 || res.status === 408) throw new ProviderError(reason, true, undefined, res.status);
-  throw new ProviderError(reason, false, undefined, res.status);
+  const { reason, retryable = retryableStatus(res.status) } = describe(res.status, parsed);
+  const retryAfter = retryable ? parseRetryAfter(res.headers.get('retry-after')) : undefined;
+  throw new ProviderError(`gateway answered ${res.status}: ${reason}`, retryable, retryAfter, res.status);
+}
+
+/** A body's text for a reason when the provider has nothing better: short, one line. */
+export function bodySnippet(body: unknown): string {
+  const s = typeof body === 'string' ? body : JSON.stringify(body ?? null);
+  return s.replace(/\s+/g, ' ').slice(0, 300);
 }

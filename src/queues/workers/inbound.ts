@@ -16,12 +16,13 @@ export function inboundProcessor(services: Services, notifier: Notifier, hooks: 
   const { config, keys, scripts, tokens, limits, queues, log } = services;
   const logins = new LoginProcessor(scripts, keys, tokens, config.verifiedGraceSeconds);
 
-  const reply = async (phone: string, kind: 'signed-in' | 'unknown-code'): Promise<void> => {
+  const reply = async (job: Job<InboundJob>, phone: string, kind: 'signed-in' | 'unknown-code'): Promise<void> => {
     if (!config.replies.enabled) return;
     // nobody can use the service to spam a number
     if (!(await limits.tryConsume('reply', phone))) return;
     const text = kind === 'signed-in' ? config.replies.signedIn : config.replies.unknownCode;
-    await queues.outbound.add('reply', { to: phone, text, kind });
+    // one reply per chat message, even when this job is retried after queueing it
+    await queues.outbound.add('reply', { to: phone, text, kind }, { jobId: `r${job.data.message.id}` });
   };
 
   return async (job: Job<InboundJob>): Promise<LoginOutcome['outcome']> => {
@@ -31,11 +32,11 @@ export function inboundProcessor(services: Services, notifier: Notifier, hooks: 
       case 'logged-in':
         notifier.loginSucceeded(result.pinHash, result.result);
         log.info('login', { pinId: result.pinId, userId: result.result.user.id, jobId: job.id });
-        await reply(result.phone, 'signed-in');
+        await reply(job, result.phone, 'signed-in');
         break;
       case 'no-match':
         log.info('chat code matched no registration', { jobId: job.id });
-        await reply(result.phone, 'unknown-code');
+        await reply(job, result.phone, 'unknown-code');
         break;
       case 'no-phone':
         log.warn('inbound message without a resolvable phone', { jobId: job.id, provider: job.data.message.provider });
