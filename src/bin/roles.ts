@@ -2,6 +2,7 @@ import http from 'node:http';
 import { createApp } from '../http/app.js';
 import { startWorkers, type WorkerHost } from '../queues/worker-host.js';
 import { attachRealtime, type Realtime } from '../realtime/server.js';
+import { answerClientErrors } from '../security/client-errors.js';
 import type { Bootstrapped } from './bootstrap.js';
 
 export interface WebRole {
@@ -18,6 +19,7 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
   // Longer than any load balancer's idle timeout (Heroku's router: 55 s), so it closes first.
   server.keepAliveTimeout = 61_000;
   server.headersTimeout = 65_000;
+  answerClientErrors(server);
   const realtime = attachRealtime(server, services);
   await new Promise<void>((resolve) => server.listen(config.port, resolve));
   const address = server.address();

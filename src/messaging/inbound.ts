@@ -41,6 +41,15 @@ export function messageKey(provider: string, scope: string, id: string): string 
   return createHash('sha256').update(`${provider}\0${scope}\0${id}`).digest('base64url').slice(0, 22);
 }
 
+/** A message without an id is known by a digest of its data; null when the data can't be serialised (nested too deeply). */
+function contentId(data: Obj): string | null {
+  try {
+    return createHash('sha256').update(JSON.stringify(data)).digest('hex');
+  } catch {
+    return null;
+  }
+}
+
 function normaliseEvolution(body: Obj): Normalised {
   const event = str(body.event);
   const data = body.data;
@@ -69,7 +78,8 @@ function normaliseEvolution(body: Obj): Normalised {
     ? phoneFromJid(str(key.remoteJidAlt) ?? str(key.senderPn) ?? str(data.senderPn))
     : phoneFromJid(jid);
 
-  const rawId = str(key.id) ?? createHash('sha256').update(JSON.stringify(data)).digest('hex');
+  const rawId = str(key.id) ?? contentId(data);
+  if (rawId === null) return { kind: 'invalid', reason: 'data is nested too deeply' };
   return {
     kind: 'messages',
     messages: [

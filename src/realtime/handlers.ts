@@ -14,6 +14,11 @@ export interface SocketData {
 
 type Ack = (response: unknown) => void;
 const asAck = (v: unknown): Ack | undefined => (typeof v === 'function' ? (v as Ack) : undefined);
+/** Socket.IO passes the acknowledgement last, after however many arguments the client sent. */
+const split = (args: unknown[]): { payload: unknown; ack: Ack | undefined } => {
+  const ack = asAck(args[args.length - 1]);
+  return { payload: ack && args.length === 1 ? undefined : args[0], ack };
+};
 
 /**
  * `register-pin` and `cancel-auth`, with the same validation and limits as HTTP, answered by
@@ -31,8 +36,8 @@ export function bindHandlers(socket: Socket, services: Services, budget: RateLim
     ack?.({ success: false, ...body });
   };
 
-  socket.on(CLIENT_EVENTS.registerPin, async (payload: unknown, ackArg: unknown) => {
-    const ack = asAck(ackArg);
+  socket.on(CLIENT_EVENTS.registerPin, async (...args: unknown[]) => {
+    const { payload, ack } = split(args);
     let joined: string | null = null;
     try {
       await consumeOrThrow(budget, socket.id);
@@ -61,8 +66,8 @@ export function bindHandlers(socket: Socket, services: Services, budget: RateLim
     }
   });
 
-  socket.on(CLIENT_EVENTS.cancelAuth, async (payload: unknown, ackArg: unknown) => {
-    const ack = asAck(ackArg);
+  socket.on(CLIENT_EVENTS.cancelAuth, async (...args: unknown[]) => {
+    const { payload, ack } = split(args);
     try {
       await consumeOrThrow(budget, socket.id);
       const { pin } = validate.cancelAuth(payload);
@@ -79,6 +84,6 @@ export function bindHandlers(socket: Socket, services: Services, budget: RateLim
   // Any other event name gets a clear answer too.
   socket.onAny((event: unknown, ...args: unknown[]) => {
     if (event === CLIENT_EVENTS.registerPin || event === CLIENT_EVENTS.cancelAuth) return;
-    fail(new AppError('VALIDATION_ERROR', `Unknown event ${String(event).slice(0, 64)}`), asAck(args[args.length - 1]));
+    fail(new AppError('VALIDATION_ERROR', `Unknown event ${String(event).slice(0, 64)}`), split(args).ack);
   });
 }
