@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 
 /**
@@ -62,6 +63,34 @@ export function toBytes(text: string, corrupt: [number, number] | null): Buffer 
   if (!corrupt) return bytes;
   const at = bytes.length === 0 ? 0 : corrupt[1] % bytes.length;
   return Buffer.concat([bytes.subarray(0, at), Buffer.from([corrupt[0]]), bytes.subarray(at)]);
+}
+
+/** A Content-Encoding and what it does to the bytes: honest compression, a lie, or nonsense. */
+export type Encoding = 'none' | 'gzip' | 'deflate' | 'br' | 'gzip-lie' | 'deflate-lie' | 'identity' | 'nonsense';
+export const encoding: fc.Arbitrary<Encoding> = fc.oneof(
+  { weight: 10, arbitrary: fc.constant<Encoding>('none') },
+  { weight: 2, arbitrary: fc.constantFrom<Encoding>('gzip', 'deflate', 'br', 'gzip-lie', 'deflate-lie', 'identity', 'nonsense') },
+);
+
+export function encode(bytes: Buffer, how: Encoding): { body: Buffer; header?: string } {
+  switch (how) {
+    case 'none':
+      return { body: bytes };
+    case 'gzip':
+      return { body: gzipSync(bytes), header: 'gzip' };
+    case 'deflate':
+      return { body: deflateSync(bytes), header: 'deflate' };
+    case 'br':
+      return { body: brotliCompressSync(bytes), header: 'br' };
+    case 'gzip-lie':
+      return { body: bytes, header: 'gzip' };
+    case 'deflate-lie':
+      return { body: bytes, header: 'deflate' };
+    case 'identity':
+      return { body: bytes, header: 'identity' };
+    case 'nonsense':
+      return { body: bytes, header: 'x-nonsense, gzip' };
+  }
 }
 
 export const contentType: fc.Arbitrary<string | undefined> = fc.oneof(
