@@ -42,15 +42,18 @@ export function bindHandlers(socket: Socket, services: Services, budget: RateLim
     try {
       await consumeOrThrow(budget, socket.id);
       const { pin, emojiString } = validate.registerPin(payload);
-      await limits.consume('register', data.ip);
       const pinHash = registrations.pinKey(pin);
       const room = registrationRoom(pinHash);
-      // Join before registering so a login landing in between still reaches this socket.
-      if (!socket.rooms.has(room)) {
-        await socket.join(room);
-        joined = room;
-      }
-      const reg = await registrations.register(pin, emojiString);
+      // a conflict tells the caller "this PIN is taken": it spends from the wrong-guess budget
+      const reg = await limits.guess(data.ip, 'PIN_CONFLICT', async () => {
+        await limits.consume('register', data.ip);
+        // Join before registering so a login landing in between still reaches this socket.
+        if (!socket.rooms.has(room)) {
+          await socket.join(room);
+          joined = room;
+        }
+        return registrations.register(pin, emojiString);
+      });
       data.pins.set(pinHash, { pin, pinId: reg.pinId });
       const answer = { pinId: reg.pinId, expiresIn: reg.expiresIn };
       socket.emit(SERVER_EVENTS.pinRegistered, answer);

@@ -106,6 +106,19 @@ describe('security: rate limits at their defaults, on real processes', function 
     expect(elsewhere.body, elsewhere.text).to.include({ success: true, verified: false });
   });
 
+  it('register-pin conflicts ("this PIN is taken") spend the same wrong-guess budget', async function () {
+    const victim = newRegistration();
+    expect((await postFrom(stack.url, freshIp(), '/register-pin', victim)).status).to.equal(200);
+    const guesser = freshIp();
+    for (let i = 0; i < D.unknown; i++) {
+      const r = await postFrom(stack.url, guesser, '/register-pin', { pin: victim.pin, emojiString: randomEmoji() });
+      expect(r.body.error, r.text).to.equal('PIN_CONFLICT');
+    }
+    expectRateLimited(await postFrom(stack.url, guesser, '/check-login', { pin: victim.pin }));
+    const elsewhere = await postFrom(stack.url, freshIp(), '/check-login', { pin: victim.pin });
+    expect(elsewhere.body, elsewhere.text).to.include({ success: true, verified: false });
+  });
+
   it(`send-message: ${D.send} a minute per user, from any IP`, async function () {
     const login = await loginFrom(stack.url, freshIp());
     const ip = freshIp();
