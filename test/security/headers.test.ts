@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { expect } from 'chai';
 import { get, request, type JsonResponse } from '../helpers/http.js';
 import { startStack, type ServiceProcess, type Stack } from '../helpers/processes.js';
@@ -93,6 +94,37 @@ describe('security: response headers, CORS allowlist, no internals in answers', 
     expect(allowed.headers.get('access-control-allow-origin')).to.equal(ALLOWED);
     const other = await fromOrigin(stack.url, OTHER, 'GET', '/socket.io/?EIO=4&transport=polling');
     expect(other.headers.get('access-control-allow-origin')).to.not.equal(OTHER);
+  });
+
+  it("requests Node's HTTP parser refuses get a 400 with the error body too", async function () {
+    const raw = (text: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const socket = net.connect(closed.port, '127.0.0.1', () => socket.end(text));
+        let out = '';
+        socket.on('data', (b: Buffer) => (out += b.toString('latin1')));
+        socket.on('end', () => resolve(out));
+        socket.on('error', reject);
+      });
+    for (const text of ['GARBAGE\r\n\r\n', 'GET / HTTP/1.1\r\nHost: x\r\nX-Big: ' + 'a'.repeat(20000) + '\r\n\r\n', 'POST /check-login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n']) {
+      const answer = await raw(text);
+      expect(answer, answer).to.match(/^HTTP\/1\.1 400 /);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+      expect(body).to.include({ success: false, error: 'VALIDATION_ERROR' });
+    }
+  });
+
+  it('a body refused half-read closes the connection, so the next request on it cannot stall', async function () {
+    const noise = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 251));
+    const refused = [
+      request(stack.url, 'POST', '/register-pin', { raw: noise, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }),
+      request(stack.url, 'POST', '/check-login', { raw: '{"pin":"' + 'a'.repeat(300_000) + '"}', headers: { 'content-type': 'application/json' } }),
+      request(stack.url, 'POST', '/messaging-endpoint', { raw: '{"x":"' + 'a'.repeat(2_000_000) + '"}', headers: { 'content-type': 'application/json' } }),
+    ];
+    for (const res of await Promise.all(refused)) {
+      expect(res.status).to.be.oneOf([400, 413]);
+      expect(res.headers.get('connection'), res.text).to.equal('close');
+    }
+    expect((await get(stack.url, '/health')).status).to.equal(200);
   });
 
   it('no stack trace, file path or library message in any error answer', async function () {

@@ -16,6 +16,8 @@ import { bodyText, cloudText, contentType, corruption, encode, encoding, evoluti
  */
 const RUNS = { endpoint: 250, get: 80, socketEmit: 300, socketRaw: 250 };
 const SOCKET_MAX_BYTES = 16 * 1024;
+/** FUZZ_SEED=<seed of a failure report> replays that run */
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 const RESERVED = new Set(['connect', 'connect_error', 'disconnect', 'disconnecting', 'newListener', 'removeListener']);
 
 interface Case {
@@ -33,7 +35,7 @@ const short = (s: string, n = 300): string => (s.length > n ? `${s.slice(0, n)}â
 
 /** Runs a property; a failure is reported by the property's own short message, not the (huge) input. */
 async function check<T extends unknown[]>(prop: fc.IAsyncProperty<T>, runs: number): Promise<void> {
-  const details = await fc.check(prop, { numRuns: runs, endOnFailure: true });
+  const details = await fc.check(prop, { numRuns: runs, endOnFailure: true, seed: SEED });
   if (details.failed) {
     const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
     throw new Error(`failed after ${details.numRuns} cases (seed ${details.seed}): ${short(cause, 2000)}`);
@@ -69,11 +71,12 @@ describe('security: hostile-input sweep (fast-check) over every endpoint and soc
     await check(
       fc.asyncProperty(arb, async (c) => {
         counts[name]! += 1;
-        const o = await send(c);
+        const what = (): string => `${c.method} ${c.path}\nheaders ${JSON.stringify(c.headers)}\nbody ${short(c.body?.toString('utf8') ?? '')}`;
+        const o = await send(c).catch((err: unknown) => {
+          throw new Error(`no answer (${String(err)}): ${what()}`);
+        });
         const p = problem(o, successShape);
-        if (p !== null) {
-          throw new Error(`${c.method} ${c.path} â†’ ${p}: ${o.status} ${short(o.text)}\nheaders ${JSON.stringify(c.headers)}\nbody ${short(c.body?.toString('utf8') ?? '')}`);
-        }
+        if (p !== null) throw new Error(`${p}: ${o.status} ${short(o.text)}\n${what()}`);
       }),
       runs,
     );

@@ -38,6 +38,9 @@ export function errorHandler() {
         });
       }
       ctx.status = err.status;
+      // A body refused half-read (too large, corrupt compression) would leave the rest of the
+      // upload stuck in the connection and stall the client's next request on it: close it.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));
       if (err.code === 'METHOD_NOT_ALLOWED' && thrown instanceof Error) {
         const allow = (thrown as { headers?: Record<string, string> }).headers?.Allow;
