@@ -74,7 +74,8 @@ export function bindHandlers(socket: Socket, services: Services, budget: RateLim
     try {
       await consumeOrThrow(budget, socket.id);
       const { pin } = validate.cancelAuth(payload);
-      const { pinId } = await registrations.cancel(pin);
+      // "no such PIN" answers a guess as check-login does: same budget
+      const { pinId } = await limits.guess(data.ip, 'PIN_NOT_FOUND', () => registrations.cancel(pin));
       const pinHash = registrations.pinKey(pin);
       data.pins.delete(pinHash);
       await socket.leave(registrationRoom(pinHash));

@@ -119,6 +119,25 @@ describe('security: rate limits at their defaults, on real processes', function 
     expect(elsewhere.body, elsewhere.text).to.include({ success: true, verified: false });
   });
 
+  it('socket cancel-auth of unknown PINs spends the same budget (no guessing by cancelling)', async function () {
+    const victim = newRegistration();
+    expect((await postFrom(stack.url, freshIp(), '/register-pin', victim)).status).to.equal(200);
+    const guesser = freshIp();
+    // three connections, so the per-connection event budget is not what stops the guesses
+    const sockets = await Promise.all([1, 2, 3].map(() => connectSocket(stack.url, guesser)));
+    const cancel = async (socket: Socket, pin: string): Promise<string | undefined> =>
+      ((await socket.timeout(5000).emitWithAck('cancel-auth', { pin })) as { error?: string }).error;
+    try {
+      for (let i = 0; i < D.unknown; i++) expect(await cancel(sockets[i % 2]!, randomPin())).to.equal('PIN_NOT_FOUND');
+      expect(await cancel(sockets[2]!, victim.pin)).to.equal('RATE_LIMITED');
+    } finally {
+      sockets.forEach((s) => s.close());
+    }
+    expectRateLimited(await postFrom(stack.url, guesser, '/check-login', { pin: victim.pin }));
+    const elsewhere = await postFrom(stack.url, freshIp(), '/check-login', { pin: victim.pin });
+    expect(elsewhere.body, elsewhere.text).to.include({ success: true, verified: false });
+  });
+
   it(`send-message: ${D.send} a minute per user, from any IP`, async function () {
     const login = await loginFrom(stack.url, freshIp());
     const ip = freshIp();
