@@ -90,53 +90,49 @@ describe('security: rate limits at their defaults, on real processes', function 
     expect(later.body, later.text).to.include({ success: true, verified: false });
   });
 
-  it(`unknown PINs: ${D.unknown} per 10 minutes per IP; after that even a correct PIN gets 429 from that IP`, async function () {
-    const reg = newRegistration();
-    expect((await postFrom(stack.url, freshIp(), '/register-pin', reg)).status).to.equal(200);
+  /** Spends a fresh IP's wrong-guess budget with `spend`; then a correct PIN is refused there and still pending elsewhere. */
+  async function expectGuessBudgetSpentBy(spend: (guesser: string, victimPin: string) => Promise<void>): Promise<void> {
+    const victim = newRegistration();
+    expect((await postFrom(stack.url, freshIp(), '/register-pin', victim)).status).to.equal(200);
     const guesser = freshIp();
-    for (let i = 0; i < D.unknown; i++) {
-      const r = await postFrom(stack.url, guesser, '/check-login', { pin: randomPin() });
-      expect(r.body.error, r.text).to.equal('PIN_NOT_FOUND');
-    }
-    expectRateLimited(await postFrom(stack.url, guesser, '/check-login', { pin: randomPin() }));
-    const correct = await postFrom(stack.url, guesser, '/check-login', { pin: reg.pin });
+    await spend(guesser, victim.pin);
+    const correct = await postFrom(stack.url, guesser, '/check-login', { pin: victim.pin });
     expectRateLimited(correct);
     expect(Number(correct.headers.get('retry-after'))).to.be.within(1, 600);
-    const elsewhere = await postFrom(stack.url, freshIp(), '/check-login', { pin: reg.pin });
-    expect(elsewhere.body, elsewhere.text).to.include({ success: true, verified: false });
-  });
-
-  it('register-pin conflicts ("this PIN is taken") spend the same wrong-guess budget', async function () {
-    const victim = newRegistration();
-    expect((await postFrom(stack.url, freshIp(), '/register-pin', victim)).status).to.equal(200);
-    const guesser = freshIp();
-    for (let i = 0; i < D.unknown; i++) {
-      const r = await postFrom(stack.url, guesser, '/register-pin', { pin: victim.pin, emojiString: randomEmoji() });
-      expect(r.body.error, r.text).to.equal('PIN_CONFLICT');
-    }
-    expectRateLimited(await postFrom(stack.url, guesser, '/check-login', { pin: victim.pin }));
     const elsewhere = await postFrom(stack.url, freshIp(), '/check-login', { pin: victim.pin });
     expect(elsewhere.body, elsewhere.text).to.include({ success: true, verified: false });
-  });
+  }
 
-  it('socket cancel-auth of unknown PINs spends the same budget (no guessing by cancelling)', async function () {
-    const victim = newRegistration();
-    expect((await postFrom(stack.url, freshIp(), '/register-pin', victim)).status).to.equal(200);
-    const guesser = freshIp();
-    // three connections, so the per-connection event budget is not what stops the guesses
-    const sockets = await Promise.all([1, 2, 3].map(() => connectSocket(stack.url, guesser)));
-    const cancel = async (socket: Socket, pin: string): Promise<string | undefined> =>
-      ((await socket.timeout(5000).emitWithAck('cancel-auth', { pin })) as { error?: string }).error;
-    try {
-      for (let i = 0; i < D.unknown; i++) expect(await cancel(sockets[i % 2]!, randomPin())).to.equal('PIN_NOT_FOUND');
-      expect(await cancel(sockets[2]!, victim.pin)).to.equal('RATE_LIMITED');
-    } finally {
-      sockets.forEach((s) => s.close());
-    }
-    expectRateLimited(await postFrom(stack.url, guesser, '/check-login', { pin: victim.pin }));
-    const elsewhere = await postFrom(stack.url, freshIp(), '/check-login', { pin: victim.pin });
-    expect(elsewhere.body, elsewhere.text).to.include({ success: true, verified: false });
-  });
+  it(`unknown PINs: ${D.unknown} per 10 minutes per IP; after that even a correct PIN gets 429 from that IP`, () =>
+    expectGuessBudgetSpentBy(async (guesser) => {
+      for (let i = 0; i < D.unknown; i++) {
+        const r = await postFrom(stack.url, guesser, '/check-login', { pin: randomPin() });
+        expect(r.body.error, r.text).to.equal('PIN_NOT_FOUND');
+      }
+      expectRateLimited(await postFrom(stack.url, guesser, '/check-login', { pin: randomPin() }));
+    }));
+
+  it('register-pin conflicts ("this PIN is taken") spend the same wrong-guess budget', () =>
+    expectGuessBudgetSpentBy(async (guesser, victimPin) => {
+      for (let i = 0; i < D.unknown; i++) {
+        const r = await postFrom(stack.url, guesser, '/register-pin', { pin: victimPin, emojiString: randomEmoji() });
+        expect(r.body.error, r.text).to.equal('PIN_CONFLICT');
+      }
+    }));
+
+  it('socket cancel-auth of unknown PINs spends the same budget (no guessing by cancelling)', () =>
+    expectGuessBudgetSpentBy(async (guesser, victimPin) => {
+      // three connections, so the per-connection event budget is not what stops the guesses
+      const sockets = await Promise.all([1, 2, 3].map(() => connectSocket(stack.url, guesser)));
+      const cancel = async (socket: Socket, pin: string): Promise<string | undefined> =>
+        ((await socket.timeout(5000).emitWithAck('cancel-auth', { pin })) as { error?: string }).error;
+      try {
+        for (let i = 0; i < D.unknown; i++) expect(await cancel(sockets[i % 2]!, randomPin())).to.equal('PIN_NOT_FOUND');
+        expect(await cancel(sockets[2]!, victimPin)).to.equal('RATE_LIMITED');
+      } finally {
+        sockets.forEach((s) => s.close());
+      }
+    }));
 
   it(`send-message: ${D.send} a minute per user, from any IP`, async function () {
     const login = await loginFrom(stack.url, freshIp());
