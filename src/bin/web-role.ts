@@ -6,6 +6,7 @@ import { createClusterGauges } from '../observability/cluster-gauges.js';
 import { renderClusterMetrics } from '../observability/snapshots.js';
 import { attachRealtime, type Realtime } from '../realtime/server.js';
 import type { Bootstrapped } from './bootstrap.js';
+import { answerClientErrors } from '../security/client-errors.js';
 
 export interface WebRole {
   server: http.Server;
@@ -37,6 +38,8 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
   // Longer than any load balancer's idle timeout (Heroku's router: 55 s), so it closes first.
   server.keepAliveTimeout = 61_000;
   server.headersTimeout = 65_000;
+  // Requests Node's parser refuses still get the documented error body.
+  answerClientErrors(server);
   let stopping = false;
   // While draining, every response closes its connection (keep-alive clients move on, and
   // server.close() is not left waiting for connections that would otherwise idle on).

@@ -2,8 +2,10 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Services } from '../services.js';
 import type { AppState, AppContext } from './context.js';
+import { corsAllowlist } from './middleware/cors.js';
 import { errorHandler } from './middleware/errors.js';
 import { requestContext } from './middleware/request-context.js';
+import { securityHeaders } from './middleware/security-headers.js';
 import { registerCheckLoginRoute } from './routes/check-login.js';
 import { registerHealthRoute } from './routes/health.js';
 import { registerLogoutRoute } from './routes/logout.js';
@@ -34,6 +36,10 @@ export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppStat
   app.silent = true;
   app.use(requestContext(services.log, hooks.onRequest));
   app.use(errorHandler());
+  // Headers are set before anything can fail, so error responses carry them too.
+  app.use(securityHeaders());
+  const cors = corsAllowlist(services.config.corsOrigins);
+  if (cors) app.use(cors);
   for (const mw of hooks.before ?? []) app.use(mw);
 
   const router = new Router<AppState>();

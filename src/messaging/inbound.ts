@@ -89,6 +89,15 @@ function evolutionText(message: Obj): { text: string } | { ignore: IgnoreReason 
   return { ignore: EVOLUTION_MEDIA.some((k) => inner[k] !== undefined) ? 'media' : 'not-text' };
 }
 
+/** A message without an id is known by a digest of its data; null when the data can't be serialised (nested too deeply). */
+function contentId(data: Obj): string | null {
+  try {
+    return hash('sha256', JSON.stringify(data), 'hex');
+  } catch {
+    return null;
+  }
+}
+
 function normaliseEvolution(body: Obj): Normalised {
   const event = str(body.event);
   const data = body.data;
@@ -115,7 +124,8 @@ function normaliseEvolution(body: Obj): Normalised {
     : phoneFromJid(jid);
   if (phone === null) return ignoredOne('no-phone');
 
-  const rawId = str(key.id) ?? hash('sha256', JSON.stringify(data), 'hex');
+  const rawId = str(key.id) ?? contentId(data);
+  if (rawId === null) return { kind: 'invalid', reason: 'data is nested too deeply' };
   return messages([
     { provider: 'evolution', id: messageKey('evolution', body.instance, rawId), phone, text: content.text, displayName: str(data.pushName) },
   ]);

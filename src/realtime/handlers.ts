@@ -59,7 +59,7 @@ export function bindHandlers(socket: Socket, services: Services, throttle: Event
     // Follow the registration before it exists, so a login landing meanwhile still reaches us.
     const held = before ?? { pin, pinId: null };
     if (!before) hold(socket, pinHash, held);
-    const reg = await registrations.register(pin, emojiString).catch((err: unknown) => {
+    const reg = await limits.guess(data.ip, 'PIN_CONFLICT', () => registrations.register(pin, emojiString)).catch((err: unknown) => {
       if (!before && data.pins.get(pinHash) === held) forget(socket, pinHash);
       throw err;
     });
@@ -83,7 +83,7 @@ export function bindHandlers(socket: Socket, services: Services, throttle: Event
     const { pin } = validate.cancelAuth(payload);
     // Cancelling answers whether a PIN exists: it spends the registration budget like register-pin.
     await limits.consume('register', data.ip);
-    const { pinId } = await registrations.cancel(pin);
+    const { pinId } = await limits.guess(data.ip, 'PIN_NOT_FOUND', () => registrations.cancel(pin));
     forget(socket, registrations.pinKey(pin));
     log.info('pin cancelled', { pinId, via: 'socket' });
     ack?.({ success: true, pinId });

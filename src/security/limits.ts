@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitConfig } from '../config.js';
-import { AppError } from '../errors.js';
+import { AppError, type ErrorCode } from '../errors.js';
 import type { Keys } from '../redis/keys.js';
 
 /**
@@ -33,11 +33,28 @@ export class Limits {
     await consumeOrThrow(this.limiters[name], key);
   }
 
-  /** True when spending would be refused, without spending (unknown-PIN budget is checked before the lookup). */
-  async exhausted(name: LimitName, key: string): Promise<number | null> {
+  /** Seconds to wait when spending would be refused, else null; spends nothing. */
+  private async exhausted(name: LimitName, key: string): Promise<number | null> {
     const res = await this.limiters[name].get(key);
     if (res && res.remainingPoints <= 0) return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
     return null;
+  }
+
+  /**
+   * Runs an attempt that could confirm a guessed PIN, under the IP's budget of wrong guesses
+   * (`unknownPin`): refused with RATE_LIMITED once the budget is spent, even when the guess would
+   * be right; an attempt failing with `wrongGuess` spends a point. check-login (PIN_NOT_FOUND)
+   * and register-pin (PIN_CONFLICT: "this PIN is taken") are both such oracles.
+   */
+  async guess<T>(ip: string, wrongGuess: ErrorCode, attempt: () => Promise<T>): Promise<T> {
+    const blocked = await this.exhausted('unknownPin', ip);
+    if (blocked !== null) throw new AppError('RATE_LIMITED', 'Too many wrong guesses from this address', { retryAfter: blocked });
+    try {
+      return await attempt();
+    } catch (err) {
+      if (err instanceof AppError && err.code === wrongGuess) await this.tryConsume('unknownPin', ip);
+      throw err;
+    }
   }
 
   /** Spends one point, reporting instead of throwing (worker side: chat replies). */

@@ -10,6 +10,9 @@ function fromHttpError(err: unknown): AppError | null {
   if (!(err instanceof Error) || err instanceof AppError) return null;
   const status = (err as { status?: unknown }).status;
   const type = (err as { type?: unknown }).type;
+  // zlib failing on a corrupt `Content-Encoding: gzip|deflate` body (koa-bodyparser inflates it)
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('Z_')) return new AppError('VALIDATION_ERROR', 'Malformed compressed body');
   if (typeof status !== 'number') return null;
   if (status === 413 || type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE');
   if (status === 415) return new AppError('VALIDATION_ERROR', 'Content-Type must be application/json');
@@ -35,6 +38,9 @@ export function errorHandler() {
         });
       }
       ctx.status = err.status;
+      // A body refused half-read (too large, corrupt compression) would leave the rest of the
+      // upload stuck in the connection and stall the client's next request on it: close it.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));
       if (err.code === 'METHOD_NOT_ALLOWED' && thrown instanceof Error) {
         const allow = (thrown as { headers?: Record<string, string> }).headers?.Allow;

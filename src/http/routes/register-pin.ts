@@ -7,8 +7,12 @@ import { jsonBody } from '../middleware/json-body.js';
 export function registerRegisterPinRoute(router: AppRouter, services: Services, bodyLimit: string): void {
   router.post('/register-pin', jsonBody(bodyLimit), async (ctx) => {
     const { pin, emojiString } = validate.registerPin(ctx.request.body);
-    await services.limits.consume('register', ctx.ip);
-    const reg = await services.registrations.register(pin, emojiString);
+    const { limits, registrations } = services;
+    // a conflict tells the caller "this PIN is taken": it spends from the wrong-guess budget
+    const reg = await limits.guess(ctx.ip, 'PIN_CONFLICT', async () => {
+      await limits.consume('register', ctx.ip);
+      return registrations.register(pin, emojiString);
+    });
     ctx.state.log.info(reg.created ? 'pin registered' : 'pin re-registered', { pinId: reg.pinId });
     ctx.body = {
       success: true,

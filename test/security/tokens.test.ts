@@ -1,0 +1,132 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { expect } from 'chai';
+import { fullLogin, type LoginBody } from '../helpers/flow.js';
+import { get, post, request, type JsonResponse } from '../helpers/http.js';
+import { startStack, type Stack } from '../helpers/processes.js';
+import { expectError } from './expect-error.js';
+import { decodeJwt, forgeJwt, tamperJwt } from './jwt-forge.js';
+
+const SECRET = 'security-suite-secret-0123456789abcdef';
+const ISSUER = 'pin-auth';
+const now = (): number => Math.floor(Date.now() / 1000);
+
+describe('security: token and session attacks answer 401', function () {
+  let stack: Stack;
+  let victim: LoginBody;
+  let claims: Record<string, unknown>;
+  const secrets: string[] = [];
+
+  const profile = (token: string): Promise<JsonResponse> => get(stack.url, '/profile', token);
+  const refresh = (access: string, refreshToken: string): Promise<JsonResponse> => post(stack.url, '/refresh-token', { refreshToken }, access);
+  const login = async (): Promise<LoginBody> => {
+    const { pin, emoji, login: body } = await fullLogin(stack.url);
+    secrets.push(pin, emoji, body.token, body.refreshToken);
+    return body;
+  };
+  /** A token with the victim's real claims, made by the attacker's signer. */
+  const withClaims = (changes: Record<string, unknown>, signer: Parameters<typeof forgeJwt>[1]) =>
+    forgeJwt({ ...claims, ...changes }, signer);
+
+  before(async function () {
+    stack = await startStack({ name: 'sec-tokens', env: { JWT_SECRET: SECRET, JWT_ISSUER: ISSUER } });
+    victim = await login();
+    claims = decodeJwt(victim.token);
+    // the control: the genuine token works, so each 401 below is the attack's doing
+    expect((await profile(victim.token)).status).to.equal(200);
+    expect(withClaims({}, { alg: 'HS256', key: SECRET })).to.equal(victim.token);
+  });
+  after(async function () {
+    await stack?.stop();
+  });
+
+  const attacks: Array<[string, () => string]> = [
+    ['alg none', () => withClaims({}, { alg: 'none' })],
+    ['alg none with the genuine signature kept', () => forgeJwt(claims, { alg: 'none' }).replace(/\.$/, '.' + victim.token.split('.')[2])],
+    ['a wrong key', () => withClaims({}, { alg: 'HS256', key: 'another-secret-of-sufficient-length-000' })],
+    ['RS256 signed with a generated RSA key', () => withClaims({}, { alg: 'RS256', privateKey: rsa().privateKey })],
+    ['HS256 keyed with the RSA public key PEM (HS/RS confusion)', () => withClaims({}, { alg: 'HS256', key: rsa().publicPem })],
+    ['a wrong issuer', () => withClaims({ iss: 'someone-else' }, { alg: 'HS256', key: SECRET })],
+    ['no issuer', () => withClaims({ iss: undefined }, { alg: 'HS256', key: SECRET })],
+    ['an expired access token', () => withClaims({ iat: now() - 3600, exp: now() - 60 }, { alg: 'HS256', key: SECRET })],
+    ['a tampered payload (roles)', () => tamperJwt(victim.token, { roles: ['admin'] })],
+    ['a tampered payload (sub)', () => tamperJwt(victim.token, { sub: 'someone-else' })],
+    ['a refresh token used as an access token', () => victim.refreshToken],
+    ['a signed token without a session id', () => withClaims({ sid: undefined }, { alg: 'HS256', key: SECRET })],
+    ['a signed token of a session that never existed', () => withClaims({ sid: 'no-such-session' }, { alg: 'HS256', key: SECRET })],
+    ['garbage', () => 'not.a.jwt'],
+  ];
+  for (const [name, make] of attacks) {
+    it(`${name} → 401 AUTHENTICATION_FAILED`, async function () {
+      expectError(await profile(make()), 'AUTHENTICATION_FAILED');
+    });
+  }
+
+  it('a missing or non-Bearer Authorization header → 401', async function () {
+    expectError(await get(stack.url, '/profile'), 'AUTHENTICATION_FAILED');
+    expectError(await request(stack.url, 'GET', '/profile', { headers: { authorization: `Basic ${victim.token}` } }), 'AUTHENTICATION_FAILED');
+  });
+
+  it('/refresh-token: an access token as the refresh token, or a refresh token as the bearer → 401', async function () {
+    expectError(await refresh(victim.token, victim.token), 'AUTHENTICATION_FAILED');
+    expectError(await refresh(victim.refreshToken, victim.refreshToken), 'AUTHENTICATION_FAILED');
+    const forgedRefresh = forgeJwt({ ...decodeJwt(victim.refreshToken) }, { alg: 'HS256', key: 'another-secret-of-sufficient-length-000' });
+    expectError(await refresh(victim.token, forgedRefresh), 'AUTHENTICATION_FAILED');
+  });
+
+  it('/refresh-token: an expired refresh token → 401 REFRESH_TOKEN_EXPIRED', async function () {
+    const expired = forgeJwt({ ...decodeJwt(victim.refreshToken), exp: now() - 60 }, { alg: 'HS256', key: SECRET });
+    expectError(await refresh(victim.token, expired), 'REFRESH_TOKEN_EXPIRED');
+  });
+
+  it("/refresh-token: another user's refresh token with my access token → 401", async function () {
+    const other = await login();
+    expectError(await refresh(victim.token, other.refreshToken), 'AUTHENTICATION_FAILED');
+    expect((await profile(other.token)).status).to.equal(200);
+  });
+
+  it('after logout the access and refresh tokens of the session → 401', async function () {
+    const user = await login();
+    const out = await post(stack.url, '/logout', { userId: user.user.id }, user.token);
+    expect(out.status, out.text).to.equal(200);
+    expectError(await profile(user.token), 'AUTHENTICATION_FAILED');
+    expectError(await refresh(user.token, user.refreshToken), 'AUTHENTICATION_FAILED');
+    expectError(await post(stack.url, '/refresh-token', { id: user.user.id }, user.token), 'AUTHENTICATION_FAILED');
+  });
+
+  it('a spent refresh token presented again closes the session: every token of it → 401', async function () {
+    const user = await login();
+    const rotated = await refresh(user.token, user.refreshToken);
+    expect(rotated.status, rotated.text).to.equal(200);
+    const next = rotated.body as unknown as LoginBody;
+    expectError(await refresh(user.token, user.refreshToken), 'AUTHENTICATION_FAILED');
+    expectError(await profile(next.token), 'AUTHENTICATION_FAILED');
+    expectError(await refresh(next.token, next.refreshToken), 'AUTHENTICATION_FAILED');
+  });
+
+  it('the same refresh token presented 24 times at once: exactly one rotation, and the reuse closes the session', async function () {
+    const user = await login();
+    const answers = await Promise.all(Array.from({ length: 24 }, () => refresh(user.token, user.refreshToken)));
+    const won = answers.filter((a) => a.status === 200);
+    expect(won, answers.map((a) => a.status).join(',')).to.have.length(1);
+    answers.filter((a) => a.status !== 200).forEach((a) => expectError(a, 'AUTHENTICATION_FAILED'));
+    const winner = won[0]!.body as unknown as LoginBody;
+    expectError(await profile(winner.token), 'AUTHENTICATION_FAILED');
+    expectError(await refresh(winner.token, winner.refreshToken), 'AUTHENTICATION_FAILED');
+    expectError(await profile(user.token), 'AUTHENTICATION_FAILED');
+  });
+
+  it('logs never contain a PIN, an emoji string or a token', async function () {
+    const output = [...stack.webs, ...stack.workers].map((p) => p.output()).join('\n');
+    expect(output).to.match(/login/);
+    for (const s of secrets) expect(output.includes(s), `log contains a secret of length ${s.length}`).to.equal(false);
+  });
+});
+
+let rsaPair: { privateKey: ReturnType<typeof generateKeyPairSync>['privateKey']; publicPem: string } | undefined;
+function rsa(): NonNullable<typeof rsaPair> {
+  if (!rsaPair) {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    rsaPair = { privateKey, publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+  }
+  return rsaPair;
+}
