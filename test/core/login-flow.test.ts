@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { randomEmoji, randomPhone, randomPin, sendChat, type LoginBody } from '../helpers/flow.js';
+import { eventually, get, post } from '../helpers/http.js';
+import { startStack, type Stack } from '../helpers/processes.js';
+import { expectError, register } from './support.js';
+
+/** The whole PIN login as a client app lives it, against web and worker started from the Procfile. */
+describe('core: the PIN login flow', function () {
+  let stack: Stack;
+  before(async function () {
+    stack = await startStack({ name: 'core-flow', webs: 1, workers: 1 });
+  });
+  after(async function () {
+    await stack?.stop();
+  });
+
+  it('register → pending → chat message → verified with tokens, once; then the profile', async function () {
+    const pin = randomPin();
+    const emoji = randomEmoji();
+    const phone = randomPhone();
+
+    const reg = await register(stack.url, pin, emoji);
+    expect(reg.status, reg.text).to.equal(200);
+    expect(reg.body).to.include({ success: true, expiresIn: 180 });
+    expect(reg.body.message).to.be.a('string');
+    expect(reg.body.pinId).to.be.a('string').with.length.greaterThan(0);
+
+    const pending = await post(stack.url, '/check-login', { pin });
+    expect(pending.status, pending.text).to.equal(200);
+    expect(pending.body).to.include({ success: true, verified: false });
+    expect(pending.body.message).to.be.a('string');
+
+    const health = await get(stack.url, '/health');
+    expect(health.body.activePins).to.equal(1);
+
+    const hook = await sendChat(stack.url, `PIN: ${emoji}`, { phone, pushName: 'Ada Lovelace' });
+    expect(hook.status, hook.text).to.equal(200);
+
+    const login = await eventually(async () => {
+      const r = await post<LoginBody>(stack.url, '/check-login', { pin });
+      expect(r.status, r.text).to.equal(200);
+      return r.body.verified ? r.body : undefined;
+    });
+    expect(login.success).to.equal(true);
+    expect(login.token).to.be.a('string').and.match(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(login.refreshToken).to.be.a('string').and.not.equal(login.token);
+    expect(login.user).to.have.all.keys('id', 'name', 'phone', 'roles');
+    expect(login.user).to.deep.include({ name: 'Ada', phone, roles: ['user'] });
+
+    // single use: the result is consumed
+    expectError(await post(stack.url, '/check-login', { pin }), 404, 'PIN_NOT_FOUND');
+    // a login leaves the active count
+    expect((await get(stack.url, '/health')).body.activePins).to.equal(0);
+
+    const profile = await get(stack.url, '/profile', login.token);
+    expect(profile.status, profile.text).to.equal(200);
+    expect(profile.body.success).to.equal(true);
+    expect(profile.body.user).to.deep.equal({ id: login.user.id, name: 'Ada', surname: 'Lovelace', phone, roles: ['user'] });
+  });
+
+  it('answers /health with the spec shape', async function () {
+    const health = await get(stack.url, '/health');
+    expect(health.status).to.equal(200);
+    expect(health.body).to.have.all.keys('status', 'timestamp', 'activePins', 'instance');
+    expect(health.body.status).to.equal('ok');
+    expect(health.body.timestamp).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(health.body.activePins).to.be.a('number');
+    expect(health.body.instance).to.equal(`web-${stack.webs[0]!.port}`);
+  });
+
+  it('an unknown PIN is 404 PIN_NOT_FOUND', async function () {
+    expectError(await post(stack.url, '/check-login', { pin: randomPin() }), 404, 'PIN_NOT_FOUND');
+  });
+});
