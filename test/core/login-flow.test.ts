@@ -8,7 +8,7 @@ import { expectError, register } from './support.js';
 describe('core: the PIN login flow', function () {
   let stack: Stack;
   before(async function () {
-    stack = await startStack({ name: 'core-flow', webs: 1, workers: 1 });
+    stack = await startStack({ name: 'core-flow', webs: 1, workers: 1, env: { LOG_LEVEL: 'debug' } });
   });
   after(async function () {
     await stack?.stop();
@@ -56,6 +56,25 @@ describe('core: the PIN login flow', function () {
     expect(profile.status, profile.text).to.equal(200);
     expect(profile.body.success).to.equal(true);
     expect(profile.body.user).to.deep.equal({ id: login.user.id, name: 'Ada', surname: 'Lovelace', phone, roles: ['user'] });
+
+    // no log line of any process, at debug level, holds the PIN, the message text or a token
+    const logs = [...stack.webs, ...stack.workers].map((p) => p.output()).join('\n');
+    expect(logs).to.include(String(reg.body.pinId));
+    for (const secret of [pin, emoji, login.token, login.refreshToken, login.token.split('.')[2]!]) {
+      expect(logs.includes(secret), `a log line holds ${secret.slice(0, 12)}…`).to.equal(false);
+    }
+  });
+
+  it('a verified result goes to exactly one of several simultaneous checks', async function () {
+    const pin = randomPin();
+    const emoji = randomEmoji();
+    await register(stack.url, pin, emoji);
+    await sendChat(stack.url, `PIN: ${emoji}`, { phone: randomPhone() });
+    // wait until the login is stored: the emoji string is then free
+    await eventually(async () => ((await register(stack.url, randomPin(), emoji)).status === 200 ? true : undefined));
+    const answers = await Promise.all([1, 2, 3, 4, 5].map(() => post(stack.url, '/check-login', { pin })));
+    expect(answers.filter((a) => a.status === 200 && a.body.verified === true)).to.have.length(1);
+    expect(answers.filter((a) => a.status === 404 && a.body.error === 'PIN_NOT_FOUND')).to.have.length(4);
   });
 
   it('answers /health with the spec shape', async function () {
