@@ -87,6 +87,17 @@ describe('core: tokens, refresh and logout', function () {
     expectError(await post(stack.url, '/refresh-token', { id: l2.user.id }, forge(l2.token, { exp: now() - 60 })), 401, 'AUTHENTICATION_FAILED');
   });
 
+  it('refresh and logout bodies of the wrong shape are 400 VALIDATION_ERROR, null included', async function () {
+    const l = await login();
+    for (const body of [{}, { refreshToken: null }, { refreshToken: 42 }, { refreshToken: '' }, { id: null }, { id: ['x'] }, { id: '' }]) {
+      expectError(await post(stack.url, '/refresh-token', body, l.token), 400, 'VALIDATION_ERROR');
+    }
+    for (const body of [{}, { userId: null }, { id: null }, { userId: 7 }, { id: { a: 1 } }, { userId: '' }]) {
+      expectError(await post(stack.url, '/logout', body, l.token), 400, 'VALIDATION_ERROR');
+    }
+    expect(await profileStatus(l.token)).to.equal(200);
+  });
+
   it('logout with {userId} closes the session at once', async function () {
     const l = await login();
     const r = await post(stack.url, '/logout', { userId: l.user.id }, l.token);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { randomEmoji, randomPin } from '../helpers/flow.js';
+import { evolutionMessage } from '../helpers/gateway.js';
 import { request } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
 import { expectError } from './support.js';
@@ -84,6 +85,15 @@ describe('core: request validation', function () {
     for (const body of [{}, { pin: 1234 }, { pin: ['abcd'] }, { pin: 'abc' }, { pin: 'a b c d' }, { pin: 'y'.repeat(129) }]) {
       expectError(await send('/check-login', body), 400, 'VALIDATION_ERROR');
     }
+  });
+
+  it('/messaging-endpoint takes bodies up to 1 MiB (media messages), 413 PAYLOAD_TOO_LARGE beyond', async function () {
+    const event = (padding: number) => ({ ...evolutionMessage({ text: `PIN: ${emoji}` }), padding: 'x'.repeat(padding) });
+    const big = await send('/messaging-endpoint', event(100 * 1024));
+    expect(big.status, big.text).to.equal(200);
+    expectError(await send('/messaging-endpoint', event(1024 * 1024)), 413, 'PAYLOAD_TOO_LARGE');
+    expectError(await sendRaw('/messaging-endpoint', '{"event":', 'application/json'), 400, 'VALIDATION_ERROR');
+    expectError(await sendRaw('/messaging-endpoint', JSON.stringify(event(0)), 'text/plain'), 400, 'VALIDATION_ERROR');
   });
 
   it('/refresh-token and /logout check the token before the body', async function () {
