@@ -80,5 +80,11 @@ describe('core: Redis outage', function () {
     // the private Redis kept nothing: a new login goes through web, queue and worker again
     const again = await fullLogin(stack.url);
     expect(again.login.verified).to.equal(true);
+
+    // the outage was reported through the logger, not as raw stack traces on stderr
+    for (const p of [...stack.webs, ...stack.workers]) {
+      const raw = p.output().split('\n').filter((l) => /^(\w*Error\b|\s+at )/.test(l));
+      expect(raw, `${p.role} printed:\n${raw.slice(0, 5).join('\n')}`).to.deep.equal([]);
+    }
   });
 });

@@ -12,8 +12,7 @@ function fromHttpError(err: unknown): AppError | null {
   const type = (err as { type?: unknown }).type;
   if (typeof status !== 'number') return null;
   if (status === 413 || type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE');
-  // the content type was checked before parsing: a 415 here is an encoding or charset we can't read
-  if (status === 415) return new AppError('VALIDATION_ERROR', 'Unsupported Content-Encoding or charset');
+  if (status === 415) return new AppError('VALIDATION_ERROR', 'Content-Type must be application/json');
   // 501: a method the router does not know at all (PROPFIND...): still the client's doing
   if (status === 405 || status === 501) return new AppError('METHOD_NOT_ALLOWED');
   if (status === 404) return new AppError('NOT_FOUND');
