@@ -3,7 +3,7 @@ import type { Queue } from 'bullmq';
 import { io, type Socket } from 'socket.io-client';
 import { randomEmoji, randomPhone, randomPin, sendChat, type LoginBody } from '../helpers/flow.js';
 import { eventually, get, post } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, stopProcess, type Stack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
 import { evolutionJobId, expectError, keysUnder, register, sleep, stackQueue } from './support.js';
 
@@ -77,6 +77,7 @@ describe('core: expiry', function () {
     const pin = randomPin();
     const emoji = randomEmoji();
     await register(stack.url, pin, emoji);
+    const ends = Date.now() + TTL * 1000;
     await sleep(1000);
     await sendChat(stack.url, `PIN: ${emoji}`, { phone: randomPhone() });
     // the login is stored, uncollected, for at least the grace period (60 s) past the lifetime
@@ -90,7 +91,7 @@ describe('core: expiry', function () {
     } finally {
       redis.disconnect();
     }
-    await sleep(TTL * 1000);
+    await sleep(ends + 200 - Date.now());
     const r = await post<LoginBody>(stack.url, '/check-login', { pin });
     expect(r.status, r.text).to.equal(200);
     expect(r.body.verified).to.equal(true);
@@ -113,5 +114,18 @@ describe('core: expiry', function () {
     await eventually(async () => ((await expiry.getJob(`x-${v.pinId}`)) === undefined ? true : undefined), 10000);
     await sleep(300);
     expect(events).to.deep.equal([{ pin: pending.pin }]);
+  });
+
+  // last: it stops the suite's worker
+  it('expires on time with no worker running: the Redis TTL is the truth', async function () {
+    await stopProcess(stack.workers.pop()!);
+    const pin = randomPin();
+    const emoji = randomEmoji();
+    await register(stack.url, pin, emoji);
+    expect(await activePins()).to.equal(1);
+    await sleep(TTL * 1000 + 100);
+    expectError(await post(stack.url, '/check-login', { pin }), 410, 'PIN_EXPIRED');
+    expect(await activePins()).to.equal(0);
+    expect((await register(stack.url, randomPin(), emoji)).status).to.equal(200);
   });
 });
