@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { randomEmoji, randomPhone, randomPin, sendChat, type LoginBody } from '../helpers/flow.js';
+import { randomEmoji, randomPhone, randomPin, sendChat } from '../helpers/flow.js';
 import { eventually, get, post } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
-import { expectError, register } from './support.js';
+import { expectError, register, waitVerified as waitVerifiedAt } from './support.js';
 
 /** The whole PIN login as a client app lives it, against web and worker started from the Procfile. */
 describe('core: the PIN login flow', function () {
@@ -36,11 +36,7 @@ describe('core: the PIN login flow', function () {
     const hook = await sendChat(stack.url, `PIN: ${emoji}`, { phone, pushName: 'Ada Lovelace' });
     expect(hook.status, hook.text).to.equal(200);
 
-    const login = await eventually(async () => {
-      const r = await post<LoginBody>(stack.url, '/check-login', { pin });
-      expect(r.status, r.text).to.equal(200);
-      return r.body.verified ? r.body : undefined;
-    });
+    const login = await waitVerifiedAt(stack.url, pin);
     expect(login.success).to.equal(true);
     expect(login.token).to.be.a('string').and.match(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(login.refreshToken).to.be.a('string').and.not.equal(login.token);

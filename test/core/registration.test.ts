@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { randomEmoji, randomPhone, randomPin, sendChat, type LoginBody } from '../helpers/flow.js';
-import { eventually, post } from '../helpers/http.js';
+import { eventually } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
-import { expectError, register } from './support.js';
+import { expectError, register, waitVerified as waitVerifiedAt } from './support.js';
 
 /** Registration rules: idempotency, conflicts, emoji normalisation, the emoji string freed at login. */
 describe('core: registrations', function () {
@@ -14,12 +14,7 @@ describe('core: registrations', function () {
     await stack?.stop();
   });
 
-  const waitVerified = (pin: string): Promise<LoginBody> =>
-    eventually(async () => {
-      const r = await post<LoginBody>(stack.url, '/check-login', { pin });
-      expect(r.status, r.text).to.equal(200);
-      return r.body.verified ? r.body : undefined;
-    });
+  const waitVerified = (pin: string): Promise<LoginBody> => waitVerifiedAt(stack.url, pin);
 
   it('re-registering the same PIN and emoji string is idempotent (same pinId)', async function () {
     const pin = randomPin();

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { Queue } from 'bullmq';
 import { messageKey } from '../../src/messaging/inbound.js';
-import type { JsonResponse } from '../helpers/http.js';
-import { post } from '../helpers/http.js';
+import type { LoginBody } from '../helpers/flow.js';
+import { eventually, post, type JsonResponse } from '../helpers/http.js';
 import { REDIS_URL, testRedis } from '../helpers/redis.js';
 
 /** Small helpers shared by the core suites (the shared ones live in test/helpers). */
@@ -49,4 +49,13 @@ export async function register(base: string, pin: string, emojiString: string): 
 /** The digest the service uses for a message id (the webhook's job id is `m` + this). */
 export function evolutionJobId(instance: string, rawId: string): string {
   return 'm' + messageKey('evolution', instance, rawId);
+}
+
+/** Polls /check-login until the login is there, and collects it (fails on anything but 200). */
+export function waitVerified(base: string, pin: string): Promise<LoginBody> {
+  return eventually(async () => {
+    const r = await post<LoginBody>(base, '/check-login', { pin });
+    expect(r.status, r.text).to.equal(200);
+    return r.body.verified ? r.body : undefined;
+  });
 }

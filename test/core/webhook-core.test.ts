@@ -4,7 +4,7 @@ import { randomEmoji, randomPhone, randomPin, sendChat, type LoginBody } from '.
 import { eventually, get, post } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
-import { evolutionJobId, keysUnder, register, stackQueue } from './support.js';
+import { evolutionJobId, keysUnder, register, stackQueue, waitVerified as waitVerifiedAt } from './support.js';
 
 /**
  * The worker side of a login: what a chat message must look like to match, whose phone it is,
@@ -24,12 +24,7 @@ describe('core: chat messages to logins', function () {
   });
 
   const check = (pin: string) => post<LoginBody>(stack.url, '/check-login', { pin });
-  const waitVerified = (pin: string): Promise<LoginBody> =>
-    eventually(async () => {
-      const r = await check(pin);
-      expect(r.status, r.text).to.equal(200);
-      return r.body.verified ? r.body : undefined;
-    });
+  const waitVerified = (pin: string): Promise<LoginBody> => waitVerifiedAt(stack.url, pin);
   /** Waits until the inbound job of a delivery has finished and returns the worker's outcome. */
   const outcomeOf = (rawId: string): Promise<string> =>
     eventually(async () => {
