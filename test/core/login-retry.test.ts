@@ -58,6 +58,18 @@ describe('core: an inbound job run again after its login', function () {
     expect((await logins.process(job)).outcome).to.equal('already-done');
   });
 
+  it('a retry never claims a new registration of the same PIN and emoji string', async function () {
+    const pin = randomPin();
+    const emoji = randomEmoji();
+    await services.registrations.register(pin, emoji);
+    const job = jobFor(emoji);
+    expect((await logins.process(job)).outcome).to.equal('logged-in');
+    expect((await services.registrations.check(pin)).state).to.equal('verified');
+    expect((await services.registrations.register(pin, emoji)).created).to.equal(true);
+    expect((await logins.process(job)).outcome).to.equal('already-done');
+    expect((await services.registrations.check(pin)).state).to.equal('pending');
+  });
+
   it('another delivery of the same message (new nonce) is a duplicate', async function () {
     const pin = randomPin();
     const emoji = randomEmoji();

@@ -39,7 +39,8 @@ local cur = redis.call('HMGET', rk, 'i', 'x', 's', 'm', 'u', 'd', 'j', 'e', 'r')
 if not cur[1] then return {ours and 'done' or 'no_match'} end
 
 local uid, sid, rj
-if cur[3] == 'p' and now < tonumber(cur[2]) and cur[8] == e then
+-- a retry whose registration was since collected and registered anew must not claim the new one
+if cur[3] == 'p' and not ours and now < tonumber(cur[2]) and cur[8] == e then
   local pk = p .. ':phone:' .. phone
   uid = redis.call('GET', pk)
   if not uid then
