@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { randomEmoji, randomPhone, randomPin, sendChat } from '../helpers/flow.js';
+import { fullLogin, randomEmoji, randomPhone, randomPin, sendChat } from '../helpers/flow.js';
 import { eventually, get, post } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
-import { expectError, register, waitVerified as waitVerifiedAt } from './support.js';
+import { testRedis } from '../helpers/redis.js';
+import { expectError, keysUnder, register, waitVerified as waitVerifiedAt } from './support.js';
 
 /** The whole PIN login as a client app lives it, against web and worker started from the Procfile. */
 describe('core: the PIN login flow', function () {
@@ -71,6 +72,35 @@ describe('core: the PIN login flow', function () {
     const answers = await Promise.all([1, 2, 3, 4, 5].map(() => post(stack.url, '/check-login', { pin })));
     expect(answers.filter((a) => a.status === 200 && a.body.verified === true)).to.have.length(1);
     expect(answers.filter((a) => a.status === 404 && a.body.error === 'PIN_NOT_FOUND')).to.have.length(4);
+  });
+
+  it('keeps no PIN in clear anywhere in Redis (keys, values, job data), nor a registration\'s emoji string', async function () {
+    const pending = randomPin();
+    const emoji = randomEmoji();
+    await register(stack.url, pending, emoji);
+    // the chat text of a login is in its inbound job (the worker needs it): not a secret, the PIN is
+    const { pin: loggedIn } = await fullLogin(stack.url);
+    const redis = testRedis();
+    try {
+      let dump = '';
+      for (const key of await keysUnder(stack.prefix, '*')) {
+        const type = await redis.type(key);
+        const value =
+          type === 'string' ? await redis.get(key)
+          : type === 'hash' ? JSON.stringify(await redis.hgetall(key))
+          : type === 'list' ? JSON.stringify(await redis.lrange(key, 0, -1))
+          : type === 'zset' ? JSON.stringify(await redis.zrange(key, '0', '-1'))
+          : type === 'set' ? JSON.stringify(await redis.smembers(key))
+          : '';
+        dump += `${key}\n${value}\n`;
+      }
+      expect(dump).to.include(stack.prefix);
+      for (const secret of [pending, loggedIn, emoji]) {
+        expect(dump.includes(secret), `Redis holds ${secret}`).to.equal(false);
+      }
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('answers /health with the spec shape', async function () {
