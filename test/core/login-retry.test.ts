@@ -34,36 +34,33 @@ describe('core: an inbound job run again after its login', function () {
     receivedAt: Date.now(),
   });
 
-  it('a retry before the result is collected hands out the same login again', async function () {
+  /** A pending registration and the first run of the job that logs it in. */
+  const firstRun = async () => {
     const pin = randomPin();
     const emoji = randomEmoji();
     await services.registrations.register(pin, emoji);
     const job = jobFor(emoji);
     const first = await logins.process(job);
     expect(first.outcome).to.equal('logged-in');
+    return { pin, emoji, job, first };
+  };
+
+  it('a retry before the result is collected hands out the same login again', async function () {
+    const { pin, job, first } = await firstRun();
     const retry = await logins.process(job);
     expect(retry.outcome).to.equal('logged-in');
     if (first.outcome === 'logged-in' && retry.outcome === 'logged-in') expect(retry.result).to.deep.equal(first.result);
-    const checked = await services.registrations.check(pin);
-    expect(checked.state).to.equal('verified');
+    expect((await services.registrations.check(pin)).state).to.equal('verified');
   });
 
   it('a retry after the result was collected is already done, not an unknown code', async function () {
-    const pin = randomPin();
-    const emoji = randomEmoji();
-    await services.registrations.register(pin, emoji);
-    const job = jobFor(emoji);
-    expect((await logins.process(job)).outcome).to.equal('logged-in');
+    const { pin, job } = await firstRun();
     expect((await services.registrations.check(pin)).state).to.equal('verified');
     expect((await logins.process(job)).outcome).to.equal('already-done');
   });
 
   it('a retry never claims a new registration of the same PIN and emoji string', async function () {
-    const pin = randomPin();
-    const emoji = randomEmoji();
-    await services.registrations.register(pin, emoji);
-    const job = jobFor(emoji);
-    expect((await logins.process(job)).outcome).to.equal('logged-in');
+    const { pin, emoji, job } = await firstRun();
     expect((await services.registrations.check(pin)).state).to.equal('verified');
     expect((await services.registrations.register(pin, emoji)).created).to.equal(true);
     expect((await logins.process(job)).outcome).to.equal('already-done');
@@ -71,11 +68,7 @@ describe('core: an inbound job run again after its login', function () {
   });
 
   it('another delivery of the same message (new nonce) is a duplicate', async function () {
-    const pin = randomPin();
-    const emoji = randomEmoji();
-    await services.registrations.register(pin, emoji);
-    const job = jobFor(emoji);
-    expect((await logins.process(job)).outcome).to.equal('logged-in');
+    const { job } = await firstRun();
     expect((await logins.process({ ...job, nonce: randomPin() })).outcome).to.equal('duplicate');
   });
 });
