@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import { fullLogin, type LoginBody } from '../helpers/flow.js';
+import { fullLogin, randomPhone, type LoginBody } from '../helpers/flow.js';
 import { get, post, request } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
 import { expectError, TEST_JWT_SECRET } from './support.js';
@@ -66,6 +66,18 @@ describe('core: tokens, refresh and logout', function () {
     expect(r.status, r.text).to.equal(200);
     // an access token as the refresh token is not a refresh token
     expectError(await post(stack.url, '/refresh-token', { refreshToken: String(r.body.token) }, String(r.body.token)), 401, 'AUTHENTICATION_FAILED');
+  });
+
+  it('{refreshToken} wins over {id}; the bearer must come from the refresh token\'s own session', async function () {
+    const phone = randomPhone();
+    const a = (await fullLogin(stack.url, { phone })).login;
+    const b = (await fullLogin(stack.url, { phone })).login;
+    expect(b.user.id).to.equal(a.user.id);
+    // same user, other session (another device): refused, and nothing is spent
+    expectError(await post(stack.url, '/refresh-token', { refreshToken: b.refreshToken }, a.token), 401, 'AUTHENTICATION_FAILED');
+    expect(await profileStatus(b.token)).to.equal(200);
+    const both = await post(stack.url, '/refresh-token', { refreshToken: b.refreshToken, id: 'someone-else' }, b.token);
+    expect(both.status, both.text).to.equal(200);
   });
 
   it('an expired refresh token is 401 REFRESH_TOKEN_EXPIRED', async function () {
