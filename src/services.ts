@@ -36,6 +36,8 @@ export function createServices(config: Config, log: Logger, role: string): Servi
   const keys = makeKeys(config.keyPrefix);
   const scripts = new Scripts(redis);
   const queues = createQueues(redis, keys.bull(), config.outboundAttempts);
+  // Without a listener BullMQ prints connection errors as raw stack traces on stderr.
+  for (const q of queues.all()) q.on('error', (err) => log.warn('queue connection error', { queue: q.name, error: err.message }));
   const tokens = new TokenService({
     secret: config.jwtSecret,
     issuer: config.jwtIssuer,

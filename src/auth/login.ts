@@ -61,6 +61,13 @@ export class LoginProcessor {
       DEDUP_TTL_SECONDS,
     ]);
     if (claim[0] === 'duplicate') return { outcome: 'duplicate' };
+    if (claim[0] === 'done') return { outcome: 'already-done', pinId: '' };
+    if (claim[0] === 'completed') {
+      // a retry of this job after its login was stored: announce it again (at least once)
+      const [, pinId = '', pinHash = '', resultJson = ''] = claim;
+      const result = JSON.parse(resultJson) as LoginResult;
+      return { outcome: 'logged-in', pinId, pinHash, result, phone: result.user.phone };
+    }
     if (claim[0] !== 'claimed') return { outcome: 'no-match', phone: message.phone };
     const [, pinId = '', pinHash = '', sid = '', refreshJti = '', userId = '', userName = '', , phone = '', rolesJson = '[]'] = claim;
 

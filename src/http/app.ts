@@ -52,6 +52,7 @@ export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppStat
   registerSendMessageRoute(router, services, API_BODY_LIMIT);
   registerMessagingEndpointRoute(router, services, hooks.webhook);
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  // not `throw: true`: the thrown error would lose the Allow header (errors.ts answers instead)
+  app.use(router.allowedMethods());
   return app;
 }

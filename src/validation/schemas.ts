@@ -43,19 +43,19 @@ export const checkLoginSchema: JSONSchemaType<CheckLoginBody> = {
 
 export const cancelAuthSchema: JSONSchemaType<CancelAuthBody> = checkLoginSchema;
 
-export const refreshSchema: JSONSchemaType<RefreshBody> = {
+// The two-form bodies are not JSONSchemaType: it would make their optional fields `nullable`,
+// and `{"id": null}` must be a VALIDATION_ERROR like any other wrong type.
+export const refreshSchema = {
   type: 'object',
-  properties: { refreshToken: { ...jwtString, nullable: true }, id: { ...id, nullable: true } },
-  required: [],
+  properties: { refreshToken: jwtString, id },
   anyOf: [{ required: ['refreshToken'] }, { required: ['id'] }],
-};
+} as const;
 
-export const logoutSchema: JSONSchemaType<LogoutBody> = {
+export const logoutSchema = {
   type: 'object',
-  properties: { userId: { ...id, nullable: true }, id: { ...id, nullable: true } },
-  required: [],
+  properties: { userId: id, id },
   anyOf: [{ required: ['userId'] }, { required: ['id'] }],
-};
+} as const;
 
 export const sendMessageSchema: JSONSchemaType<SendMessageBody> = {
   type: 'object',

@@ -16,7 +16,8 @@ function fromHttpError(err: unknown): AppError | null {
   if (typeof status !== 'number') return null;
   if (status === 413 || type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE');
   if (status === 415) return new AppError('VALIDATION_ERROR', 'Content-Type must be application/json');
-  if (status === 405) return new AppError('METHOD_NOT_ALLOWED');
+  // 501: a method the router does not know at all (PROPFIND...): still the client's doing
+  if (status === 405 || status === 501) return new AppError('METHOD_NOT_ALLOWED');
   if (status === 404) return new AppError('NOT_FOUND');
   if (status === 400) return new AppError('VALIDATION_ERROR', 'Malformed request body');
   if (status >= 400 && status < 500) return new AppError('VALIDATION_ERROR', 'Invalid request');
@@ -27,7 +28,11 @@ export function errorHandler() {
   return async (ctx: AppContext, next: Next): Promise<void> => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) throw new AppError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+        // the router's allowedMethods() answers these bare; its Allow header stays set
+        if (ctx.status === 405 || ctx.status === 501) throw new AppError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`);
+      }
     } catch (thrown) {
       const err = fromHttpError(thrown) ?? toAppError(thrown);
       if (err.status >= 500) {
@@ -42,10 +47,6 @@ export function errorHandler() {
       // upload stuck in the connection and stall the client's next request on it: close it.
       if (!ctx.req.complete) ctx.set('Connection', 'close');
       if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));
-      if (err.code === 'METHOD_NOT_ALLOWED' && thrown instanceof Error) {
-        const allow = (thrown as { headers?: Record<string, string> }).headers?.Allow;
-        if (allow) ctx.set('Allow', allow);
-      }
       ctx.body = err.toBody();
     }
   };

@@ -1,11 +1,14 @@
 -- Step 1 of a login, atomic so that two workers handling messages for one registration make
 -- one login, and a gateway's repeated delivery makes none: de-duplicate the message id, match
 -- the emoji string to a pending registration, find or create the user by phone, open a session.
--- A retry of the same job (same nonce) resumes the claim it made.
+-- A retry of the same job (same nonce) resumes the claim it made, or finds its finished login
+-- (an attempt can fail after the login, e.g. while queueing the reply): never "no match".
 -- ARGV: prefix, messageId, nonce, emojiHash, phone, newUserId, name, surname, newSid,
 --       newRefreshJti, sessionTtlMs, graceMs, dedupTtlSeconds
 -- Returns {outcome, pinId, pinHash, sid, refreshJti, userId, name, surname, phone, roles}
--- outcome: duplicate | no_match | claimed
+--      or {'completed', pinId, pinHash, resultJson} or {'done'}
+-- outcome: duplicate | no_match | claimed | completed (this job's login, uncollected) |
+--          done (this job's login, already collected or cancelled)
 local p, msgId, nonce, e, phone = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local newUid, name, surname, newSid, newRj = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 local sessTtl, grace, dedupTtl = tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[13])
@@ -15,11 +18,16 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local mk = p .. ':msg:' .. msgId
 local seen = redis.call('GET', mk)
 local h = nil
+-- true when an earlier attempt of this very job claimed a registration
+local ours = false
 if seen then
   local sep = string.find(seen, '|', 1, true)
   local seenNonce = sep and string.sub(seen, 1, sep - 1) or seen
   if seenNonce ~= nonce then return {'duplicate'} end
-  if sep then h = string.sub(seen, sep + 1) end
+  if sep then
+    h = string.sub(seen, sep + 1)
+    ours = true
+  end
 else
   redis.call('SET', mk, nonce, 'EX', dedupTtl)
 end
@@ -27,11 +35,12 @@ end
 if not h then h = redis.call('GET', p .. ':emo:' .. e) end
 if not h then return {'no_match'} end
 local rk = p .. ':reg:' .. h
-local cur = redis.call('HMGET', rk, 'i', 'x', 's', 'm', 'u', 'd', 'j', 'e')
-if not cur[1] then return {'no_match'} end
+local cur = redis.call('HMGET', rk, 'i', 'x', 's', 'm', 'u', 'd', 'j', 'e', 'r')
+if not cur[1] then return {ours and 'done' or 'no_match'} end
 
 local uid, sid, rj
-if cur[3] == 'p' and now < tonumber(cur[2]) and cur[8] == e then
+-- a retry whose registration was since collected and registered anew must not claim the new one
+if cur[3] == 'p' and not ours and now < tonumber(cur[2]) and cur[8] == e then
   local pk = p .. ':phone:' .. phone
   uid = redis.call('GET', pk)
   if not uid then
@@ -53,8 +62,10 @@ if cur[3] == 'p' and now < tonumber(cur[2]) and cur[8] == e then
   redis.call('SET', mk, nonce .. '|' .. h, 'KEEPTTL')
 elseif cur[3] == 'm' and cur[4] == msgId then
   uid, sid, rj = cur[5], cur[6], cur[7]
+elseif cur[3] == 'v' and cur[4] == msgId then
+  return {'completed', cur[1], h, cur[9]}
 else
-  return {'no_match'}
+  return {ours and 'done' or 'no_match'}
 end
 
 local u = redis.call('HMGET', p .. ':user:' .. uid, 'id', 'name', 'surname', 'phone', 'roles')
