@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -55,7 +56,7 @@ export async function startProcess(
       REDIS_URL,
       LOG_LEVEL: 'info',
       PORT: String(port),
-      INSTANCE_NAME: `${role}-${port}`,
+      INSTANCE_NAME: `${role}-${port || randomBytes(3).toString('hex')}`,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -176,14 +177,15 @@ export async function startStack(opts: {
       await cleanPrefix(prefix);
     },
   };
-  try {
-    await Promise.all([
-      ...Array.from({ length: opts.webs ?? 1 }, () => stack.addWeb()),
-      ...Array.from({ length: opts.workers ?? 1 }, () => stack.addWorker()),
-    ]);
-  } catch (err) {
+  // Wait for every start to settle, so a failure never leaves a process still starting behind.
+  const started = await Promise.allSettled([
+    ...Array.from({ length: opts.webs ?? 1 }, () => stack.addWeb()),
+    ...Array.from({ length: opts.workers ?? 1 }, () => stack.addWorker()),
+  ]);
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
     await stack.stop();
-    throw err;
+    throw failed.reason;
   }
   return stack;
 }

@@ -11,6 +11,8 @@ describe('ops: queue dashboard and /metrics', function () {
   let base: string;
   let signedWeb: ServiceProcess;
   let closedWeb: ServiceProcess;
+  let tokenWeb: ServiceProcess;
+  const TOKEN_ONLY = 'scrape-only-token-5d1e';
   let socket: Socket | undefined;
 
   before(async function () {
@@ -22,6 +24,7 @@ describe('ops: queue dashboard and /metrics', function () {
       // a second web node that checks webhook signatures, and one with no admin password
       stack.addWeb({ INSTANCE_NAME: 'web-signed', WEBHOOK_SECRET: SECRET }).then((w) => (signedWeb = w)),
       stack.addWeb({ INSTANCE_NAME: 'web-closed', ADMIN_PASSWORD: '', METRICS_TOKEN: '' }).then((w) => (closedWeb = w)),
+      stack.addWeb({ INSTANCE_NAME: 'web-token', ADMIN_PASSWORD: '', METRICS_TOKEN: TOKEN_ONLY }).then((w) => (tokenWeb = w)),
     ]);
   });
   after(async function () {
@@ -36,6 +39,16 @@ describe('ops: queue dashboard and /metrics', function () {
       expect(r.status, path).to.equal(404);
       expect(r.body).to.include({ success: false, error: 'NOT_FOUND' });
     }
+  });
+
+  it('with only METRICS_TOKEN set: /metrics takes the bearer token, the dashboard stays 404', async function () {
+    expect((await request(tokenWeb.url, 'GET', '/admin/queues', { headers: { authorization: ADMIN_AUTH } })).status).to.equal(404);
+    const without = await request(tokenWeb.url, 'GET', '/metrics', { headers: { authorization: ADMIN_AUTH } });
+    expect(without.status).to.equal(401);
+    expect(without.body).to.include({ success: false, error: 'AUTHENTICATION_FAILED' });
+    const withToken = await request(tokenWeb.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN_ONLY}` } });
+    expect(withToken.status).to.equal(200);
+    expect(withToken.text).to.match(/pinauth_http_request_duration_seconds/);
   });
 
   it('asks for basic auth (401, WWW-Authenticate) without the right credentials', async function () {

@@ -29,8 +29,9 @@ export function bearerToken(header: string): string | null {
 }
 
 export interface AdminCredentials {
-  user: string;
-  password: string;
+  /** basic auth is accepted only when both are set */
+  user?: string;
+  password?: string;
   /** also accepted as `Authorization: Bearer <token>` where the guard allows it */
   bearer?: string;
 }
@@ -39,13 +40,13 @@ export const BASIC_CHALLENGE = 'Basic realm="pin-auth admin", charset="UTF-8"';
 
 /** 401 AUTHENTICATION_FAILED with a Basic challenge unless the request carries the credentials. */
 export function adminGuard(creds: AdminCredentials) {
-  const expected = `${creds.user}:${creds.password}`;
+  const expected = creds.user !== undefined && creds.password !== undefined ? `${creds.user}:${creds.password}` : null;
   return async (ctx: AppContext, next: Next): Promise<void> => {
     const header = ctx.get('authorization');
     const basic = basicCredentials(header);
     const bearer = creds.bearer === undefined ? null : bearerToken(header);
     const ok =
-      (basic !== null && secretEquals(basic, expected)) ||
+      (basic !== null && expected !== null && secretEquals(basic, expected)) ||
       (bearer !== null && creds.bearer !== undefined && secretEquals(bearer, creds.bearer));
     if (!ok) {
       ctx.set('WWW-Authenticate', BASIC_CHALLENGE);

@@ -10,15 +10,17 @@ import { sameOriginWrites } from './same-origin.js';
 
 /**
  * The operator pages: Bull Board at /admin/queues (basic auth) and /metrics (basic auth or
- * METRICS_TOKEN). Without ADMIN_PASSWORD neither is mounted, so both answer 404 like any
- * unknown path (DESIGN.md: no password, nothing served).
+ * METRICS_TOKEN). Without ADMIN_PASSWORD the dashboard is not mounted (404 like any unknown
+ * path), and /metrics is served only when METRICS_TOKEN is set: a scraper's bearer token alone
+ * is enough to expose metrics, never the dashboard.
  */
 export function adminMiddleware(
   config: Config,
   queues: Queue[],
   renderMetrics: () => Promise<{ contentType: string; text: string }>,
 ): Middleware<AppState>[] {
-  if (config.adminPassword === undefined || config.adminUser === undefined) return [];
+  const hasAdmin = config.adminPassword !== undefined && config.adminUser !== undefined;
+  if (!hasAdmin && config.metricsToken === undefined) return [];
   const dashboardGuard = adminGuard({ user: config.adminUser, password: config.adminPassword });
   const metricsGuard = adminGuard({ user: config.adminUser, password: config.adminPassword, bearer: config.metricsToken });
   const board = dashboardMiddleware(queues);
@@ -33,7 +35,7 @@ export function adminMiddleware(
   const metrics = metricsRoute(renderMetrics);
 
   const route = async (ctx: AppContext, next: Next): Promise<void> => {
-    if (isDashboardPath(ctx.path)) return dashboardGuard(ctx, () => dashboard(ctx, next));
+    if (hasAdmin && isDashboardPath(ctx.path)) return dashboardGuard(ctx, () => dashboard(ctx, next));
     if (ctx.path === METRICS_PATH) return metricsGuard(ctx, () => metrics(ctx, next));
     return next();
   };

@@ -11,11 +11,21 @@ const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * known (never bodies).
  */
 export function requestContext(log: Logger, onFinish?: (ctx: AppContext, seconds: number) => void) {
+  const accessLog = log.isLevelEnabled('http');
   return async (ctx: AppContext, next: Next): Promise<void> => {
     const incoming = ctx.get('x-request-id');
     const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.state.log = log.child({ requestId });
+    // The child logger is made on first use: most requests log nothing but the access line.
+    let child: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', {
+      configurable: true,
+      enumerable: true,
+      get: () => (child ??= log.child({ requestId })),
+      set: (value: Logger) => {
+        child = value;
+      },
+    });
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     try {
@@ -23,7 +33,7 @@ export function requestContext(log: Logger, onFinish?: (ctx: AppContext, seconds
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       onFinish?.(ctx, seconds);
-      ctx.state.log.http('request', {
+      if (accessLog) ctx.state.log.http('request', {
         method: ctx.method,
         path: ctx.path,
         status: ctx.status,
