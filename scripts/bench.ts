@@ -55,6 +55,7 @@ try {
   const deleted = await stack.stop();
   closeAgent();
   log(`stopped; ${deleted} keys under ${stack.prefix} deleted`);
+  for (const line of stack.output()) log(`printed by ${line.slice(0, 600)}`);
 }
 
 const all = rows(figures);

@@ -99,3 +99,23 @@ export function rssBytes(pid: number): number {
   if (!m) throw new Error(`no VmRSS for pid ${pid}`);
   return Number(m[1]) * 1024;
 }
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // fields after the command name (which may hold spaces) start at state; utime and stime are 14 and 15
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+/** Runs `fn` and adds the CPU time `pid` used meanwhile to `into.ms`. */
+export async function metered<T>(pid: number, into: { ms: number }, fn: () => Promise<T>): Promise<T> {
+  const before = cpuMs(pid);
+  try {
+    return await fn();
+  } finally {
+    into.ms += cpuMs(pid) - before;
+  }
+}

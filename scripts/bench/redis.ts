@@ -1,6 +1,6 @@
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
-import { now } from './stats.js';
+import { now, percentile } from './stats.js';
 
 /**
  * The benchmark's own view of Redis: its prefix (cleaned afterwards), memory figures, and a
@@ -57,6 +57,13 @@ export function keyClass(prefix: string, key: string): string {
   if (parts[0] !== 'bull' || parts.length < 3) return parts[0]!;
   const rest = parts.slice(2).join(':');
   return `bull:${parts[1]}:${BULL_KEYS.has(rest) ? rest : '<job>'}`;
+}
+
+/** CPU time the Redis server has used so far, ms (the whole server: on a shared Redis, noisy). */
+export async function redisCpuMs(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string): number => Number(new RegExp(`^${name}:([0-9.]+)\\r?$`, 'm').exec(info)?.[1] ?? NaN);
+  return (field('used_cpu_sys') + field('used_cpu_user')) * 1000;
 }
 
 /** MEMORY USAGE summed over the prefix's keys, by key class: this benchmark's data only. */
@@ -171,6 +178,23 @@ export class QueueProbe {
 
   counts(): Promise<Record<string, number>> {
     return this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+  }
+
+  /**
+   * Median milliseconds each completed job (finished after `sinceMs`, wall clock) spent waiting
+   * in the queue and being processed, from BullMQ's own timestamps (1 ms resolution).
+   */
+  async stages(sinceMs: number, limit: number): Promise<{ jobs: number; queuedP50: number; queuedP99: number; processingP50: number; processingP99: number }> {
+    const jobs = (await this.queue.getJobs(['completed'], 0, limit - 1)).filter((j) => (j.finishedOn ?? 0) >= sinceMs);
+    const queued = jobs.map((j) => (j.processedOn ?? NaN) - j.timestamp).sort((a, b) => a - b);
+    const processing = jobs.map((j) => (j.finishedOn ?? NaN) - (j.processedOn ?? NaN)).sort((a, b) => a - b);
+    return {
+      jobs: jobs.length,
+      queuedP50: percentile(queued, 0.5),
+      queuedP99: percentile(queued, 0.99),
+      processingP50: percentile(processing, 0.5),
+      processingP99: percentile(processing, 0.99),
+    };
   }
 
   workers(): Promise<number> {

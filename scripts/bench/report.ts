@@ -45,8 +45,9 @@ export function rows(f: Figures): Row[] {
     add(s, 'service, one web node, workers stopped', i.service.rps, 'req/s');
     add(s, 'service p50 / p99', i.service.p50, `ms / ${i.service.p99} ms`);
     add(s, 'service / baseline', i.ratio, '', target(i.ratio, '≥', 0.6));
+    add(s, 'CPU per request: baseline / web node', i.cpuPerRequest.baseline, `ms / ${i.cpuPerRequest.web} ms`);
     add(s, 'webhooks accepted (2xx)', i.accepted, `(${i.refused} refused)`);
-    add(s, 'backlog drained by one worker', i.drain.jobsPerSecond, `jobs/s (${i.drain.jobs} jobs in ${i.drain.seconds} s)`);
+    add(s, 'backlog drained by one worker', i.drain.jobsPerSecond, `jobs/s (${i.drain.jobs} jobs in ${i.drain.seconds} s, ${i.cpuPerRequest.workerPerJob} ms CPU each)`);
     add(s, 'webhooks lost (accepted, never completed)', i.lost, '', target(i.lost, '=', 0));
     add(s, 'jobs completed twice / failed', i.repeats, `/ ${i.failed}`, target(i.repeats + i.failed, '=', 0));
   }
@@ -56,10 +57,14 @@ export function rows(f: Figures): Row[] {
     add(s, `clients on sockets, webhooks at ${l.rate}/s`, l.clients, `(achieved ${l.achievedRate}/s)`);
     add(s, 'webhook → auth-success p50', l.p50, 'ms', target(l.p50, '<', 5));
     add(s, 'webhook → auth-success p99', l.p99, 'ms', target(l.p99, '<', 15));
-    add(s, 'webhook → auth-success max', l.max, 'ms');
+    add(s, 'webhook → auth-success max', l.max, `ms (first ${l.first} ms, last ${l.last} ms)`);
+    add(s, 'of which queued p50 / p99', l.stages.queuedP50, `ms / ${l.stages.queuedP99} ms`);
+    add(s, 'of which in the worker p50 / p99', l.stages.processingP50, `ms / ${l.stages.processingP99} ms`);
     add(s, 'auth-success missing / webhooks refused', l.missing, `/ ${l.webhookFailures}`, target(l.missing + l.webhookFailures, '=', 0));
     const w = f.login.worker;
     add(s, 'logins/s, one worker (backlog)', w.perSecond, `(${w.loggedIn}/${w.logins} in ${w.seconds} s; ${w.perSecondWithStart}/s with start-up)`, target(w.perSecond, '≥', 2000));
+    add(s, 'worker CPU per login: backlog / at the fixed rate', w.cpuPerLogin, `ms / ${l.workerCpuPerLogin} ms`);
+    add(s, 'Redis CPU per login (backlog)', w.redisCpuPerLogin, 'ms');
     add(s, 'logins lost in the worker run', w.lost, '', target(w.lost, '=', 0));
   }
   if (f.endpoints) {
@@ -77,7 +82,7 @@ export function rows(f: Figures): Row[] {
     const s = 'memory';
     add(s, `Redis bytes per registration (INFO, ${m.registrations})`, m.bytesPerRegistration, 'B', target(m.bytesPerRegistration, '≤', 1024));
     add(s, 'Redis bytes per registration (own keys)', m.prefixBytesPerRegistration, 'B', target(m.prefixBytesPerRegistration, '≤', 1024));
-    add(s, 'web-1 RSS, no sockets', m.rss.web1Idle, 'MB');
+    add(s, 'web-1 RSS: at start / after the run, no sockets', m.rss.web1Start, `MB / ${m.rss.web1Idle} MB`);
     add(s, `web-1 RSS, ${m.idleSockets} idle sockets`, m.rss.web1, 'MB', target(m.rss.web1, '≤', 150));
     add(s, 'web-2 RSS', m.rss.web2, 'MB');
     add(s, 'worker RSS', m.rss.worker, 'MB');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { answers, freePort, procfileScript, spawnNode, stopChild, waitUntil, type Child } from './processes.js';
+import { answers, freePort, procfileScript, rssBytes, spawnNode, stopChild, waitUntil, type Child } from './processes.js';
 import { benchRedis, cleanPrefix, QueueProbe, REDIS_URL } from './redis.js';
 
 /**
@@ -32,6 +32,8 @@ export class Stack {
   readonly webs: Child[] = [];
   worker: Child | undefined;
   readonly inbound: QueueProbe;
+  /** RSS of each web node once it first served, bytes */
+  readonly startRss = new Map<string, number>();
   private readonly env: Record<string, string>;
   private workerCount = 0;
 
@@ -63,6 +65,7 @@ export class Stack {
         this.webs.push(web);
         this.opts.onStart?.(web.name, web.pid);
         await waitUntil(web, () => answers(`${web.url}/health`));
+        this.startRss.set(web.name, rssBytes(web.pid));
       }),
     );
   }
@@ -83,12 +86,23 @@ export class Stack {
   async stopWorker(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
-    if (worker) await stopChild(worker);
+    if (!worker) return;
+    await stopChild(worker);
+    if (worker.tail().trim()) this.printed.push(`${worker.name}: ${worker.tail().trim().split('\n').slice(-3).join(' | ')}`);
   }
+
+  /** The last lines each process printed, if any. */
+  output(): string[] {
+    return this.printed;
+  }
+
+  /** What the processes printed (LOG_LEVEL=warn: warnings and errors only), for the log. */
+  private readonly printed: string[] = [];
 
   /** Stops every process and deletes every key under the prefix. */
   async stop(): Promise<number> {
     await Promise.all([...this.webs.map((w) => stopChild(w)), this.stopWorker()]);
+    for (const w of this.webs) if (w.tail().trim()) this.printed.push(`${w.name}: ${w.tail().trim().split('\n').slice(-3).join(' | ')}`);
     await this.inbound.close().catch(() => undefined);
     const redis = benchRedis();
     try {

@@ -1,6 +1,6 @@
 import { webhookRequest, type BenchContext } from '../context.js';
 import { blast, type BlastResult, type RequestSpec } from '../load.js';
-import { answers, freePort, spawnNode, stopChild, waitUntil } from '../processes.js';
+import { answers, cpuMs, freePort, metered, spawnNode, stopChild, waitUntil } from '../processes.js';
 import { CompletionCounter } from '../redis.js';
 import { mean, now, round } from '../stats.js';
 
@@ -13,6 +13,8 @@ export interface IngestionFigures {
   baseline: { rps: number; p50: number; p99: number; rounds: BlastResult[] };
   service: { rps: number; p50: number; p99: number; rounds: BlastResult[] };
   ratio: number;
+  /** CPU ms each process spent per request or job: comparable even when the machine is busy */
+  cpuPerRequest: { baseline: number; web: number; workerPerJob: number };
   accepted: number;
   refused: number;
   backlog: number;
@@ -43,7 +45,12 @@ export async function ingestion(ctx: BenchContext): Promise<IngestionFigures> {
     await waitUntil(baseline, () => answers(baseline.url));
     const next = (): RequestSpec => webhookRequest(ctx, seq.take());
     const load = { connections: sizes.connections };
-    const serviceUrl = stack.webs[0]!.url;
+    const web = stack.webs[0]!;
+    const serviceUrl = web.url;
+    const baseCpu = { ms: 0 };
+    const webCpu = { ms: 0 };
+    const onBaseline = (seconds: number) => metered(baseline.pid, baseCpu, () => blast(baseline.url, next, { ...load, seconds }));
+    const onService = (seconds: number) => metered(web.pid, webCpu, () => blast(serviceUrl, next, { ...load, seconds }));
 
     ctx.log(`ingestion: warm-up, then ${sizes.ingestionRounds} × (baseline, service) of ${sizes.ingestionSeconds} s`);
     await blast(baseline.url, next, { ...load, seconds: sizes.warmupSeconds });
@@ -51,8 +58,8 @@ export async function ingestion(ctx: BenchContext): Promise<IngestionFigures> {
     const base: BlastResult[] = [];
     const svc: BlastResult[] = [];
     for (let r = 0; r < sizes.ingestionRounds; r++) {
-      base.push(await blast(baseline.url, next, { ...load, seconds: sizes.ingestionSeconds }));
-      svc.push(await blast(serviceUrl, next, { ...load, seconds: sizes.ingestionSeconds }));
+      base.push(await onBaseline(sizes.ingestionSeconds));
+      svc.push(await onService(sizes.ingestionSeconds));
     }
     const accepted = warm.ok + svc.reduce((a, r) => a + r.ok, 0);
     const refused = warm.failed + svc.reduce((a, r) => a + r.failed, 0);
@@ -62,10 +69,14 @@ export async function ingestion(ctx: BenchContext): Promise<IngestionFigures> {
     const counter = new CompletionCounter('inbound', stack.bullPrefix);
     await counter.start();
     const started = now();
-    await stack.startWorker();
+    const worker = await stack.startWorker();
+    // CPU per job counted from the moment it serves (start-up excluded)
+    const cpuAtStart = cpuMs(worker.pid);
+    const doneAtStart = counter.snapshot().distinct;
     // the backlog can exceed the 2xx count: answers still in flight when a timed blast stops
     // were accepted by the service but never counted by the client
     const done = await counter.waitFor(Math.max(accepted, backlog), sizes.drainTimeoutMs);
+    const workerCpu = cpuMs(worker.pid) - cpuAtStart;
     await counter.close();
     const counts = await stack.inbound.counts();
     const span = (done.lastAt - done.firstAt) / 1000;
@@ -76,6 +87,11 @@ export async function ingestion(ctx: BenchContext): Promise<IngestionFigures> {
       baseline: baselineFigures,
       service,
       ratio: round(service.rps / baselineFigures.rps, 2),
+      cpuPerRequest: {
+        baseline: round(baseCpu.ms / base.reduce((a, r) => a + r.ok, 0), 3),
+        web: round(webCpu.ms / svc.reduce((a, r) => a + r.ok, 0), 3),
+        workerPerJob: round(workerCpu / Math.max(1, done.distinct - doneAtStart), 3),
+      },
       accepted,
       refused,
       backlog,

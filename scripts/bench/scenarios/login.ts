@@ -2,7 +2,8 @@ import type { Socket } from 'socket.io-client';
 import { registerRequest, webhookRequest, type BenchContext } from '../context.js';
 import { isOk, runAll, send } from '../load.js';
 import { emojiFor, pinFor } from '../payloads.js';
-import { CompletionCounter } from '../redis.js';
+import { cpuMs } from '../processes.js';
+import { benchRedis, CompletionCounter, redisCpuMs } from '../redis.js';
 import { closeAll, connectAll, inBatches, registerPin } from '../sockets.js';
 import { now, round, sleep, summarise, type LatencySummary } from '../stats.js';
 
@@ -14,8 +15,21 @@ import { now, round, sleep, summarise, type LatencySummary } from '../stats.js';
  * worker started, the time from its first completed job to its last.
  */
 export interface LoginFigures {
-  latency: LatencySummary & { rate: number; achievedRate: number; clients: number; missing: number; webhookFailures: number };
-  worker: { logins: number; accepted: number; loggedIn: number; perSecond: number; perSecondWithStart: number; seconds: number; lost: number };
+  latency: LatencySummary & {
+    rate: number;
+    achievedRate: number;
+    clients: number;
+    missing: number;
+    webhookFailures: number;
+    /** worker CPU ms per login at this rate */
+    workerCpuPerLogin: number;
+    /** latency of the first and the last webhook fired (a rising figure means a growing queue) */
+    first: number;
+    last: number;
+    /** where the time went, from BullMQ's job timestamps */
+    stages: Awaited<ReturnType<BenchContext['stack']['inbound']['stages']>>;
+  };
+  worker: { logins: number; accepted: number; loggedIn: number; cpuPerLogin: number; redisCpuPerLogin: number; perSecond: number; perSecondWithStart: number; seconds: number; lost: number };
 }
 
 export async function login(ctx: BenchContext): Promise<LoginFigures> {
@@ -35,12 +49,14 @@ async function socketLatency(ctx: BenchContext): Promise<LoginFigures['latency']
 
     const sentAt = new Float64Array(count).fill(NaN);
     const latencies: number[] = [];
+    const byClient = new Float64Array(count).fill(NaN);
     let received = 0;
     let allReceived: () => void = () => undefined;
     const everyone = new Promise<void>((resolve) => (allReceived = resolve));
     sockets.forEach((socket, i) =>
       socket.once('auth-success', () => {
-        latencies.push(now() - sentAt[i]!);
+        byClient[i] = now() - sentAt[i]!;
+        latencies.push(byClient[i]!);
         if (++received === count) allReceived();
       }),
     );
@@ -48,7 +64,10 @@ async function socketLatency(ctx: BenchContext): Promise<LoginFigures['latency']
     let webhookFailures = 0;
     const requests = ns.map((n) => webhookRequest(ctx, n));
     const interval = 1000 / sizes.loginRate;
+    const worker = stack.worker!;
+    const cpuBefore = cpuMs(worker.pid);
     const t0 = now();
+    const wallStart = Date.now();
     let fired = 0;
     let lastSent = t0;
     await new Promise<void>((resolve) => {
@@ -67,6 +86,7 @@ async function socketLatency(ctx: BenchContext): Promise<LoginFigures['latency']
       tick();
     });
     await Promise.race([everyone, sleep(10_000)]);
+    const workerCpu = cpuMs(worker.pid) - cpuBefore;
     return {
       ...summarise(latencies),
       rate: sizes.loginRate,
@@ -74,6 +94,10 @@ async function socketLatency(ctx: BenchContext): Promise<LoginFigures['latency']
       clients: count,
       missing: count - received,
       webhookFailures,
+      workerCpuPerLogin: round(workerCpu / Math.max(1, received), 3),
+      first: round(byClient[0]!, 2),
+      last: round(byClient[count - 1]!, 2),
+      stages: await stack.inbound.stages(wallStart, count + 100),
     };
   } finally {
     closeAll(sockets);
@@ -96,8 +120,15 @@ async function workerThroughput(ctx: BenchContext): Promise<LoginFigures['worker
   const counter = new CompletionCounter('inbound', stack.bullPrefix);
   await counter.start();
   const started = now();
-  await stack.startWorker();
+  const worker = await stack.startWorker();
+  const redis = benchRedis();
+  const cpuAtStart = cpuMs(worker.pid);
+  const redisAtStart = await redisCpuMs(redis);
+  const doneAtStart = counter.snapshot().distinct;
   const done = await counter.waitFor(accepted, sizes.drainTimeoutMs);
+  const cpu = cpuMs(worker.pid) - cpuAtStart;
+  const redisCpu = (await redisCpuMs(redis)) - redisAtStart;
+  redis.disconnect();
   await counter.close();
   const loggedIn = done.outcomes['logged-in'] ?? 0;
   const span = (done.lastAt - done.firstAt) / 1000;
@@ -105,6 +136,9 @@ async function workerThroughput(ctx: BenchContext): Promise<LoginFigures['worker
     logins: n,
     accepted,
     loggedIn,
+    cpuPerLogin: round(cpu / Math.max(1, done.distinct - doneAtStart), 3),
+    // every process's Redis work in that time, not only this worker's: noisy on a shared Redis
+    redisCpuPerLogin: round(redisCpu / Math.max(1, done.distinct - doneAtStart), 3),
     perSecond: round(loggedIn / span),
     perSecondWithStart: round(loggedIn / ((done.lastAt - started) / 1000)),
     seconds: round(span, 2),

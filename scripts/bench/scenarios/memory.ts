@@ -18,7 +18,7 @@ export interface MemoryFigures {
   /** where the prefix's bytes per registration go, by key class (bytes, keys added per registration) */
   breakdown: Record<string, { bytes: number; keys: number }>;
   idleSockets: number;
-  rss: { web1Idle: number; web1: number; web2: number; worker: number | null };
+  rss: { web1Start: number; web1Idle: number; web1: number; web2: number; worker: number | null };
 }
 
 const MB = 1024 * 1024;
@@ -75,6 +75,7 @@ export async function memory(ctx: BenchContext): Promise<MemoryFigures> {
         breakdown: perRegistration(beforePrefix, afterPrefix, registered),
         idleSockets: sockets.length,
         rss: {
+          web1Start: round((stack.startRss.get(web1.name) ?? NaN) / MB, 1),
           web1Idle: round(web1Idle / MB, 1),
           web1: round(rssBytes(web1.pid) / MB, 1),
           web2: round(rssBytes(stack.webs[1]!.pid) / MB, 1),
