@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sleep } from './stats.js';
+
+// one way to find a free loopback port, shared with the test harness
+export { freePort } from '../../test/helpers/processes.js';
 
 /**
  * Process control: start the service's built entry points (and the baseline server) as child
@@ -22,18 +24,6 @@ export interface Child {
   /** the last output lines, for error messages */
   tail(): string;
   exited: Promise<number | null>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
 }
 
 /** Spawns `node <nodeArgs> <script>` from the repository root with exactly `env` (plus PATH). */

@@ -60,7 +60,8 @@ export function rows(f: Figures): Row[] {
     add(s, 'webhook → auth-success max', l.max, `ms (first ${l.first} ms, last ${l.last} ms)`);
     add(s, 'of which queued p50 / p99', l.stages.queuedP50, `ms / ${l.stages.queuedP99} ms`);
     add(s, 'of which in the worker p50 / p99', l.stages.processingP50, `ms / ${l.stages.processingP99} ms`);
-    add(s, 'auth-success missing / webhooks refused', l.missing, `/ ${l.webhookFailures}`, target(l.missing + l.webhookFailures, '=', 0));
+    const statuses = Object.entries(l.failureStatuses).map(([status, n]) => `${n}× ${status === '0' ? 'no answer' : status}`);
+    add(s, 'auth-success missing / webhooks refused', l.missing, `/ ${l.webhookFailures}${statuses.length ? ` (${statuses.join(', ')})` : ''}`, target(l.missing + l.webhookFailures, '=', 0));
     const w = f.login.worker;
     add(s, 'logins/s, one worker (backlog)', w.perSecond, `(${w.loggedIn}/${w.logins} in ${w.seconds} s; ${w.perSecondWithStart}/s with start-up)`, target(w.perSecond, '≥', 2000));
     add(s, 'worker CPU per login: backlog / at the fixed rate', w.cpuPerLogin, `ms / ${l.workerCpuPerLogin} ms`);

@@ -21,6 +21,8 @@ export interface LoginFigures {
     clients: number;
     missing: number;
     webhookFailures: number;
+    /** the refused webhooks by status (0: no answer) */
+    failureStatuses: Record<string, number>;
     /** worker CPU ms per login at this rate */
     workerCpuPerLogin: number;
     /** latency of the first and the last webhook fired (a rising figure means a growing queue) */
@@ -62,6 +64,7 @@ async function socketLatency(ctx: BenchContext): Promise<LoginFigures['latency']
     );
 
     let webhookFailures = 0;
+    const failureStatuses: Record<string, number> = {};
     const requests = ns.map((n) => webhookRequest(ctx, n));
     const interval = 1000 / sizes.loginRate;
     const worker = stack.worker!;
@@ -77,7 +80,9 @@ async function socketLatency(ctx: BenchContext): Promise<LoginFigures['latency']
           const i = fired++;
           // the socket of client i is on urls[i % n]; its chat message arrives at the next node
           void send(urls[(i + 1) % urls.length]!, requests[i]!, () => (sentAt[i] = lastSent = now())).then((a) => {
-            if (!isOk(a)) webhookFailures++;
+            if (isOk(a)) return;
+            webhookFailures++;
+            failureStatuses[a.status] = (failureStatuses[a.status] ?? 0) + 1;
           });
         }
         if (fired >= count) resolve();
@@ -94,6 +99,7 @@ async function socketLatency(ctx: BenchContext): Promise<LoginFigures['latency']
       clients: count,
       missing: count - received,
       webhookFailures,
+      failureStatuses,
       workerCpuPerLogin: round(workerCpu / Math.max(1, received), 3),
       first: round(byClient[0]!, 2),
       last: round(byClient[count - 1]!, 2),

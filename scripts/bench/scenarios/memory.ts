@@ -47,6 +47,16 @@ async function settledUsedMemory(redis: ReturnType<typeof benchRedis>): Promise<
   return readings.sort((a, b) => a - b)[1]!;
 }
 
+/** Median of five readings over two seconds: a garbage collection mid-way shows up as one outlier. */
+async function settledRss(pid: number): Promise<number> {
+  const readings: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    await sleep(400);
+    readings.push(rssBytes(pid));
+  }
+  return readings.sort((a, b) => a - b)[2]!;
+}
+
 export async function memory(ctx: BenchContext): Promise<MemoryFigures> {
   const { stack, sizes, seq } = ctx;
   if (!stack.worker) await stack.startWorker();
@@ -67,7 +77,7 @@ export async function memory(ctx: BenchContext): Promise<MemoryFigures> {
     const web1Idle = rssBytes(web1.pid);
     const sockets = await connectAll([web1.url], sizes.idleSockets);
     try {
-      await sleep(1000);
+      const web1Rss = await settledRss(web1.pid);
       return {
         registrations: registered,
         bytesPerRegistration: round((after - before) / registered),
@@ -77,7 +87,7 @@ export async function memory(ctx: BenchContext): Promise<MemoryFigures> {
         rss: {
           web1Start: round((stack.startRss.get(web1.name) ?? NaN) / MB, 1),
           web1Idle: round(web1Idle / MB, 1),
-          web1: round(rssBytes(web1.pid) / MB, 1),
+          web1: round(web1Rss / MB, 1),
           web2: round(rssBytes(stack.webs[1]!.pid) / MB, 1),
           worker: stack.worker ? round(rssBytes(stack.worker.pid) / MB, 1) : null,
         },
