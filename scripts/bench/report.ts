@@ -54,7 +54,7 @@ export function rows(f: Figures): Row[] {
   if (f.login) {
     const l = f.login.latency;
     const s = 'end-to-end login';
-    add(s, `clients on sockets, webhooks at ${l.rate}/s`, l.clients, `(achieved ${l.achievedRate}/s)`);
+    add(s, `clients on sockets, webhooks at ${l.rate}/s`, l.clients, `(achieved ${l.achievedRate}/s; first ${l.warmup} are warm-up)`);
     add(s, 'webhook → auth-success p50', l.p50, 'ms', target(l.p50, '<', 5));
     add(s, 'webhook → auth-success p99', l.p99, 'ms', target(l.p99, '<', 15));
     add(s, 'webhook → auth-success max', l.max, `ms (first ${l.first} ms, last ${l.last} ms)`);

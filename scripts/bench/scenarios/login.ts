@@ -19,12 +19,16 @@ export interface LoginFigures {
     rate: number;
     achievedRate: number;
     clients: number;
+    /** webhooks sent in the first seconds, left out of p50/p99/max (still counted as missing if lost) */
+    warmup: number;
     missing: number;
     webhookFailures: number;
     /** the refused webhooks by status (0: no answer) */
     failureStatuses: Record<string, number>;
     /** worker CPU ms per login at this rate */
     workerCpuPerLogin: number;
+    /** p50 and max of each second of the run, by when the webhook was sent: shows transients */
+    bySecond: Array<{ second: number; p50: number; max: number }>;
     /** latency of the first and the last webhook fired (a rising figure means a growing queue) */
     first: number;
     last: number;
@@ -52,13 +56,16 @@ async function socketLatency(ctx: BenchContext): Promise<LoginFigures['latency']
     const sentAt = new Float64Array(count).fill(NaN);
     const latencies: number[] = [];
     const byClient = new Float64Array(count).fill(NaN);
+    const warmupMs = sizes.warmupSeconds * 1000;
+    let t0 = Infinity;
     let received = 0;
     let allReceived: () => void = () => undefined;
     const everyone = new Promise<void>((resolve) => (allReceived = resolve));
     sockets.forEach((socket, i) =>
       socket.once('auth-success', () => {
         byClient[i] = now() - sentAt[i]!;
-        latencies.push(byClient[i]!);
+        // the first seconds warm the path up (JIT, connections, buffers): steady state is the figure
+        if (sentAt[i]! - t0 >= warmupMs) latencies.push(byClient[i]!);
         if (++received === count) allReceived();
       }),
     );
@@ -69,7 +76,7 @@ async function socketLatency(ctx: BenchContext): Promise<LoginFigures['latency']
     const interval = 1000 / sizes.loginRate;
     const worker = stack.worker!;
     const cpuBefore = cpuMs(worker.pid);
-    const t0 = now();
+    t0 = now();
     const wallStart = Date.now();
     let fired = 0;
     let lastSent = t0;
@@ -97,10 +104,12 @@ async function socketLatency(ctx: BenchContext): Promise<LoginFigures['latency']
       rate: sizes.loginRate,
       achievedRate: round((count - 1) / ((lastSent - t0) / 1000)),
       clients: count,
+      warmup: count - latencies.length - (count - received),
       missing: count - received,
       webhookFailures,
       failureStatuses,
       workerCpuPerLogin: round(workerCpu / Math.max(1, received), 3),
+      bySecond: perSecond(sentAt, byClient, t0),
       first: round(byClient[0]!, 2),
       last: round(byClient[count - 1]!, 2),
       stages: await stack.inbound.stages(wallStart, count + 100),
@@ -108,6 +117,18 @@ async function socketLatency(ctx: BenchContext): Promise<LoginFigures['latency']
   } finally {
     closeAll(sockets);
   }
+}
+
+function perSecond(sentAt: Float64Array, latency: Float64Array, t0: number): LoginFigures['latency']['bySecond'] {
+  const buckets: number[][] = [];
+  sentAt.forEach((t, i) => {
+    if (Number.isNaN(latency[i]!)) return;
+    (buckets[Math.floor((t - t0) / 1000)] ??= []).push(latency[i]!);
+  });
+  return buckets.map((b, second) => {
+    const s = summarise(b);
+    return { second, p50: s.p50, max: s.max };
+  });
 }
 
 async function workerThroughput(ctx: BenchContext): Promise<LoginFigures['worker']> {
