@@ -18,7 +18,13 @@ import { Stack } from './bench/stack.js';
  * beside a bare Koa baseline, every figure printed beside its target and written to
  * bench/results/latest.json. Build first (`npm run build`); this builds nothing.
  */
-const opts = parseArgs(process.argv.slice(2));
+let opts: ReturnType<typeof parseArgs>;
+try {
+  opts = parseArgs(process.argv.slice(2));
+} catch (err) {
+  process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(2);
+}
 const started = Date.now();
 const log = (message: string): void => {
   process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${message}\n`);
