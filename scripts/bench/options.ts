@@ -48,7 +48,7 @@ const QUICK: Sizes = {
 const FULL: Sizes = {
   ingestionRounds: 3,
   ingestionSeconds: 5,
-  warmupSeconds: 2,
+  warmupSeconds: 3,
   connections: 32,
   loginRate: 500,
   loginSeconds: 10,

@@ -168,6 +168,18 @@ function parseOutcome(raw: unknown): string {
   }
 }
 
+interface StageFigures {
+  queuedP50: number;
+  queuedP99: number;
+  processingP50: number;
+  processingP99: number;
+}
+
+export interface JobStages extends StageFigures {
+  jobs: number;
+  bySecond: Array<StageFigures & { second: number }>;
+}
+
 /** A queue's job counts and worker count, on one connection kept for the run. */
 export class QueueProbe {
   private readonly queue: Queue;
@@ -181,19 +193,28 @@ export class QueueProbe {
   }
 
   /**
-   * Median milliseconds each completed job (finished after `sinceMs`, wall clock) spent waiting
-   * in the queue and being processed, from BullMQ's own timestamps (1 ms resolution).
+   * How long completed jobs (finished after `sinceMs`, wall clock) waited in the queue and spent
+   * in the worker, from BullMQ's own timestamps (1 ms resolution): overall, and by the second
+   * (since `sinceMs`) in which each job was added.
    */
-  async stages(sinceMs: number, limit: number): Promise<{ jobs: number; queuedP50: number; queuedP99: number; processingP50: number; processingP99: number }> {
+  async stages(sinceMs: number, limit: number): Promise<JobStages> {
     const jobs = (await this.queue.getJobs(['completed'], 0, limit - 1)).filter((j) => (j.finishedOn ?? 0) >= sinceMs);
-    const queued = jobs.map((j) => (j.processedOn ?? NaN) - j.timestamp).sort((a, b) => a - b);
-    const processing = jobs.map((j) => (j.finishedOn ?? NaN) - (j.processedOn ?? NaN)).sort((a, b) => a - b);
+    const summary = (list: typeof jobs) => {
+      const queued = list.map((j) => (j.processedOn ?? NaN) - j.timestamp).sort((a, b) => a - b);
+      const processing = list.map((j) => (j.finishedOn ?? NaN) - (j.processedOn ?? NaN)).sort((a, b) => a - b);
+      return {
+        queuedP50: percentile(queued, 0.5),
+        queuedP99: percentile(queued, 0.99),
+        processingP50: percentile(processing, 0.5),
+        processingP99: percentile(processing, 0.99),
+      };
+    };
+    const buckets: Array<typeof jobs> = [];
+    for (const j of jobs) (buckets[Math.max(0, Math.floor((j.timestamp - sinceMs) / 1000))] ??= []).push(j);
     return {
       jobs: jobs.length,
-      queuedP50: percentile(queued, 0.5),
-      queuedP99: percentile(queued, 0.99),
-      processingP50: percentile(processing, 0.5),
-      processingP99: percentile(processing, 0.99),
+      ...summary(jobs),
+      bySecond: Array.from(buckets, (b, second) => ({ second, ...summary(b ?? []) })),
     };
   }
 

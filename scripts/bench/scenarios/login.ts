@@ -3,7 +3,7 @@ import { registerRequest, webhookRequest, type BenchContext } from '../context.j
 import { isOk, runAll, send } from '../load.js';
 import { emojiFor, pinFor } from '../payloads.js';
 import { cpuMs } from '../processes.js';
-import { benchRedis, CompletionCounter, redisCpuMs } from '../redis.js';
+import { benchRedis, CompletionCounter, redisCpuMs, type JobStages } from '../redis.js';
 import { closeAll, connectAll, inBatches, registerPin } from '../sockets.js';
 import { now, round, sleep, summarise, type LatencySummary } from '../stats.js';
 
@@ -33,7 +33,7 @@ export interface LoginFigures {
     first: number;
     last: number;
     /** where the time went, from BullMQ's job timestamps */
-    stages: Awaited<ReturnType<BenchContext['stack']['inbound']['stages']>>;
+    stages: JobStages;
   };
   worker: { logins: number; accepted: number; loggedIn: number; cpuPerLogin: number; redisCpuPerLogin: number; perSecond: number; perSecondWithStart: number; seconds: number; lost: number };
 }
