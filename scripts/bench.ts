@@ -1,0 +1,86 @@
+import os from 'node:os';
+import path from 'node:path';
+import type { BenchContext } from './bench/context.js';
+import { closeAgent } from './bench/load.js';
+import { parseArgs } from './bench/options.js';
+import { Sequence } from './bench/payloads.js';
+import { ROOT } from './bench/processes.js';
+import { rows, table, writeJson, type Figures } from './bench/report.js';
+import { endpoints } from './bench/scenarios/endpoints.js';
+import { ingestion } from './bench/scenarios/ingestion.js';
+import { login } from './bench/scenarios/login.js';
+import { memory } from './bench/scenarios/memory.js';
+import { Stack } from './bench/stack.js';
+
+/**
+ * `npm run bench [-- --quick] [-- --only=ingestion,login,endpoints,memory] [-- --profile]`:
+ * the service (two web nodes, one worker, built JavaScript, production settings) on loopback
+ * beside a bare Koa baseline, every figure printed beside its target and written to
+ * bench/results/latest.json. Build first (`npm run build`); this builds nothing.
+ */
+let opts: ReturnType<typeof parseArgs>;
+try {
+  opts = parseArgs(process.argv.slice(2));
+} catch (err) {
+  process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(2);
+}
+const started = Date.now();
+const log = (message: string): void => {
+  process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${message}\n`);
+};
+
+const profileDir = path.join(os.tmpdir(), `pin-auth-bench-profiles-${started}`);
+const nodeArgs = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+const stack = new Stack({ nodeArgs, onStart: (name, pid) => opts.profile && log(`${name} is pid ${pid}`) });
+const ctx: BenchContext = { stack, sizes: opts.sizes, seq: new Sequence(), log };
+const figures: Figures = {};
+const loadBefore = os.loadavg();
+let failed = false;
+
+const interrupt = (): void => {
+  log('interrupted: stopping the stack and cleaning the prefix');
+  void stack.stop().finally(() => process.exit(130));
+};
+process.once('SIGINT', interrupt);
+process.once('SIGTERM', interrupt);
+
+try {
+  log(`${opts.quick ? 'quick' : 'full'} run, prefix ${stack.prefix}, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`);
+  await stack.startWebs(2);
+  for (const name of opts.scenarios) {
+    if (name === 'ingestion') figures.ingestion = await ingestion(ctx);
+    if (name === 'login') figures.login = await login(ctx);
+    if (name === 'endpoints') figures.endpoints = await endpoints(ctx);
+    if (name === 'memory') figures.memory = await memory(ctx);
+  }
+} catch (err) {
+  failed = true;
+  log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+} finally {
+  const deleted = await stack.stop();
+  closeAgent();
+  log(`stopped; ${deleted} keys under ${stack.prefix} deleted`);
+  for (const line of stack.output()) log(`printed by ${line.slice(0, 600)}`);
+}
+
+const all = rows(figures);
+process.stdout.write('\n' + table(all) + '\n\n');
+const file = path.join(ROOT, 'bench/results/latest.json');
+writeJson(
+  file,
+  {
+    mode: opts.quick ? 'quick' : 'full',
+    scenarios: opts.scenarios,
+    startedAt: new Date(started).toISOString(),
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+    loadAverageBefore: loadBefore,
+    loadAverageAfter: os.loadavg(),
+    complete: !failed,
+  },
+  figures,
+  all,
+);
+log(`written to ${path.relative(process.cwd(), file)}`);
+if (opts.profile) log(`CPU profiles in ${profileDir}: node dist/scripts/bench/profile-summary.js ${profileDir}`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,111 @@
+import http from 'node:http';
+import autocannon from 'autocannon';
+import { now, round, summarise, type LatencySummary } from './stats.js';
+
+/**
+ * Load generation on loopback. `blast` drives one endpoint as hard as `connections` allow for a
+ * fixed time (autocannon; latencies kept at sub-millisecond resolution, which autocannon's own
+ * histogram rounds away). `runAll` sends a known list of requests with bounded concurrency and
+ * reports each status, for setting up state and for counting exactly what was accepted.
+ */
+export interface RequestSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+export interface BlastResult {
+  /** completed requests per second over the run */
+  rps: number;
+  latency: LatencySummary;
+  ok: number;
+  /** non-2xx answers and connection errors */
+  failed: number;
+  seconds: number;
+}
+
+/** Sends `next()` requests to `url` over `connections` keep-alive connections for `seconds`. */
+export async function blast(url: string, next: () => RequestSpec, opts: { seconds: number; connections: number }): Promise<BlastResult> {
+  const latencies: number[] = [];
+  const first = next();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url,
+        connections: opts.connections,
+        duration: opts.seconds,
+        pipelining: 1,
+        timeout: 10,
+        requests: [
+          {
+            method: first.method,
+            path: first.path,
+            setupRequest: (req) => {
+              const spec = next();
+              return { ...req, method: spec.method, path: spec.path, body: spec.body, headers: spec.headers };
+            },
+          },
+        ],
+      },
+      (err: unknown, res: autocannon.Result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(res)),
+    );
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+    });
+  });
+  const seconds = (result.finish.getTime() - result.start.getTime()) / 1000;
+  return {
+    rps: round(result.requests.total / seconds),
+    latency: summarise(latencies),
+    ok: result['2xx'],
+    failed: result.non2xx + result.errors,
+    seconds: round(seconds, 2),
+  };
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+export interface Answer {
+  status: number;
+  body: string;
+  ms: number;
+}
+
+/** One request over the shared keep-alive agent; status 0 when the connection failed. */
+export function send(url: string, spec: RequestSpec, onSent?: () => void): Promise<Answer> {
+  return new Promise((resolve) => {
+    const started = now();
+    const req = http.request(url + spec.path, { method: spec.method, headers: spec.headers, agent, timeout: 10_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: now() - started }));
+      res.on('error', () => resolve({ status: 0, body: '', ms: now() - started }));
+    });
+    req.on('error', () => resolve({ status: 0, body: '', ms: now() - started }));
+    req.on('timeout', () => req.destroy());
+    req.end(spec.body);
+    onSent?.();
+  });
+}
+
+/** Runs `count` requests, at most `concurrency` at a time; returns every answer in order. */
+export async function runAll(count: number, concurrency: number, make: (i: number) => { url: string; spec: RequestSpec }): Promise<Answer[]> {
+  const answers: Answer[] = new Array(count);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < count) {
+      const i = next++;
+      const { url, spec } = make(i);
+      answers[i] = await send(url, spec);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
+  return answers;
+}
+
+export const isOk = (a: Answer): boolean => a.status >= 200 && a.status < 300;
+
+export function closeAgent(): void {
+  agent.destroy();
+}

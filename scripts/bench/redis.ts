@@ -1,0 +1,228 @@
+import { Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import { now, percentile } from './stats.js';
+
+/**
+ * The benchmark's own view of Redis: its prefix (cleaned afterwards), memory figures, and a
+ * count of the jobs the worker completed, read from BullMQ's event stream as they happen.
+ */
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export function benchRedis(): Redis {
+  return new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
+}
+
+/** Calls `each` with batches of the keys under `prefix` (SCAN: fine for a benchmark, not for the service). */
+async function scanPrefix(redis: Redis, prefix: string, each: (keys: string[]) => Promise<void>): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 2000);
+    cursor = next;
+    if (found.length > 0) await each(found);
+  } while (cursor !== '0');
+}
+
+/** Deletes every key under the prefix; returns how many. */
+export async function cleanPrefix(redis: Redis, prefix: string): Promise<number> {
+  let deleted = 0;
+  await scanPrefix(redis, prefix, async (keys) => {
+    deleted += await redis.unlink(...keys);
+  });
+  return deleted;
+}
+
+/** Keys under `prefix:<sub>*`. */
+export async function countKeys(redis: Redis, prefix: string, sub: string): Promise<number> {
+  let n = 0;
+  await scanPrefix(redis, `${prefix}:${sub}`.replace(/:$/, ''), async (keys) => {
+    n += keys.length;
+  });
+  return n;
+}
+
+/** INFO memory used_memory, bytes (the whole server: other tenants of a shared Redis move it too). */
+export async function usedMemory(redis: Redis): Promise<number> {
+  const info = await redis.info('memory');
+  const m = /^used_memory:(\d+)\r?$/m.exec(info);
+  if (!m) throw new Error('INFO memory has no used_memory');
+  return Number(m[1]);
+}
+
+// BullMQ's own keys of a queue; any other key under `bull:<queue>:` is a job (hash or its logs).
+const BULL_KEYS = new Set(['events', 'delayed', 'wait', 'waiting', 'paused', 'active', 'completed', 'failed', 'meta', 'id', 'marker', 'stalled', 'stalled-check', 'limiter', 'prioritized', 'pc', 'metrics', 'de', 'repeat']);
+
+/** The class of a key for the memory breakdown: `reg`, `emo`, `bull:expiry:<job>`, `bull:expiry:events`… */
+export function keyClass(prefix: string, key: string): string {
+  const parts = key.slice(prefix.length + 1).split(':');
+  if (parts[0] !== 'bull' || parts.length < 3) return parts[0]!;
+  const rest = parts.slice(2).join(':');
+  return `bull:${parts[1]}:${BULL_KEYS.has(rest) ? rest : '<job>'}`;
+}
+
+/** CPU time the Redis server has used so far, ms (the whole server: on a shared Redis, noisy). */
+export async function redisCpuMs(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string): number => Number(new RegExp(`^${name}:([0-9.]+)\\r?$`, 'm').exec(info)?.[1] ?? NaN);
+  return (field('used_cpu_sys') + field('used_cpu_user')) * 1000;
+}
+
+/** MEMORY USAGE summed over the prefix's keys, by key class: this benchmark's data only. */
+export async function prefixMemory(redis: Redis, prefix: string): Promise<Map<string, { keys: number; bytes: number }>> {
+  const byClass = new Map<string, { keys: number; bytes: number }>();
+  await scanPrefix(redis, prefix, async (keys) => {
+    const pipe = redis.pipeline();
+    for (const k of keys) pipe.memory('USAGE', k, 'SAMPLES', '0');
+    const results = (await pipe.exec()) ?? [];
+    keys.forEach((k, i) => {
+      const [err, bytes] = results[i] ?? [];
+      if (err || typeof bytes !== 'number') return;
+      const c = keyClass(prefix, k);
+      const entry = byClass.get(c) ?? { keys: 0, bytes: 0 };
+      entry.keys++;
+      entry.bytes += bytes;
+      byClass.set(c, entry);
+    });
+  });
+  return byClass;
+}
+
+export interface Completion {
+  /** distinct job ids completed */
+  distinct: number;
+  /** completed events for a job id already seen (a job processed twice) */
+  repeats: number;
+  /** return values counted (the inbound processor returns its outcome) */
+  outcomes: Record<string, number>;
+  firstAt: number;
+  lastAt: number;
+}
+
+/**
+ * Counts `completed` events of a queue from the moment it is started. The event stream is
+ * read as it grows, so trimming (BullMQ keeps about 10,000 events) never hides one from us,
+ * unlike the completed set, which the service trims to 5,000 jobs.
+ */
+export class CompletionCounter {
+  private readonly events: QueueEvents;
+  private readonly seen = new Set<string>();
+  private readonly result: Completion = { distinct: 0, repeats: 0, outcomes: {}, firstAt: NaN, lastAt: NaN };
+  private waiters: Array<() => void> = [];
+
+  constructor(queueName: string, bullPrefix: string) {
+    this.events = new QueueEvents(queueName, { connection: { url: REDIS_URL }, prefix: bullPrefix, autorun: false });
+    this.events.on('completed', ({ jobId, returnvalue }) => {
+      const t = now();
+      if (Number.isNaN(this.result.firstAt)) this.result.firstAt = t;
+      this.result.lastAt = t;
+      if (this.seen.has(jobId)) {
+        this.result.repeats++;
+        return;
+      }
+      this.seen.add(jobId);
+      this.result.distinct++;
+      const outcome = parseOutcome(returnvalue);
+      this.result.outcomes[outcome] = (this.result.outcomes[outcome] ?? 0) + 1;
+      for (const w of this.waiters) w();
+    });
+  }
+
+  /** Starts reading from now on; resolves once the reader is connected. */
+  async start(): Promise<void> {
+    void this.events.run();
+    await this.events.waitUntilReady();
+    // the first XREAD is issued right after ready; give it a moment to be in place
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  snapshot(): Completion {
+    return { ...this.result, outcomes: { ...this.result.outcomes } };
+  }
+
+  /** Resolves when `distinct` reaches `count`, or after `timeoutMs` (check the snapshot). */
+  async waitFor(count: number, timeoutMs: number): Promise<Completion> {
+    const deadline = now() + timeoutMs;
+    while (this.result.distinct < count && now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(250, Math.max(1, deadline - now())));
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      this.waiters = [];
+    }
+    return this.snapshot();
+  }
+
+  async close(): Promise<void> {
+    await this.events.close();
+  }
+}
+
+function parseOutcome(raw: unknown): string {
+  if (typeof raw !== 'string') return String(raw);
+  try {
+    return String(JSON.parse(raw));
+  } catch {
+    return raw;
+  }
+}
+
+interface StageFigures {
+  queuedP50: number;
+  queuedP99: number;
+  processingP50: number;
+  processingP99: number;
+}
+
+export interface JobStages extends StageFigures {
+  jobs: number;
+  bySecond: Array<StageFigures & { second: number }>;
+}
+
+/** A queue's job counts and worker count, on one connection kept for the run. */
+export class QueueProbe {
+  private readonly queue: Queue;
+
+  constructor(queueName: string, bullPrefix: string) {
+    this.queue = new Queue(queueName, { connection: { url: REDIS_URL }, prefix: bullPrefix });
+  }
+
+  counts(): Promise<Record<string, number>> {
+    return this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+  }
+
+  /**
+   * How long completed jobs (finished after `sinceMs`, wall clock) waited in the queue and spent
+   * in the worker, from BullMQ's own timestamps (1 ms resolution): overall, and by the second
+   * (since `sinceMs`) in which each job was added.
+   */
+  async stages(sinceMs: number, limit: number): Promise<JobStages> {
+    const jobs = (await this.queue.getJobs(['completed'], 0, limit - 1)).filter((j) => (j.finishedOn ?? 0) >= sinceMs);
+    const summary = (list: typeof jobs) => {
+      const queued = list.map((j) => (j.processedOn ?? NaN) - j.timestamp).sort((a, b) => a - b);
+      const processing = list.map((j) => (j.finishedOn ?? NaN) - (j.processedOn ?? NaN)).sort((a, b) => a - b);
+      return {
+        queuedP50: percentile(queued, 0.5),
+        queuedP99: percentile(queued, 0.99),
+        processingP50: percentile(processing, 0.5),
+        processingP99: percentile(processing, 0.99),
+      };
+    };
+    const buckets: Array<typeof jobs> = [];
+    for (const j of jobs) (buckets[Math.max(0, Math.floor((j.timestamp - sinceMs) / 1000))] ??= []).push(j);
+    return {
+      jobs: jobs.length,
+      ...summary(jobs),
+      bySecond: Array.from(buckets, (b, second) => ({ second, ...summary(b ?? []) })),
+    };
+  }
+
+  workers(): Promise<number> {
+    return this.queue.getWorkersCount();
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}

@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { answers, freePort, procfileScript, rssBytes, spawnNode, stopChild, waitUntil, type Child } from './processes.js';
+import { benchRedis, cleanPrefix, QueueProbe, REDIS_URL } from './redis.js';
+
+/**
+ * The service under test: two web nodes and (when asked) one worker, started from the built
+ * JavaScript as production runs it, under a KEY_PREFIX of the benchmark's own, with rate limits
+ * raised so they never answer for the load generator.
+ */
+const RAISED_LIMITS: Record<string, string> = {
+  RATE_REGISTER_PER_MINUTE: '1000000',
+  RATE_CHECK_PER_MINUTE: '1000000',
+  RATE_CHECK_PIN_PER_SECOND: '1000000',
+  RATE_CHECK_PIN_BURST: '1000000',
+  RATE_UNKNOWN_PIN_PER_10_MINUTES: '1000000',
+  RATE_SEND_PER_MINUTE: '1000000',
+  RATE_REPLY_PER_MINUTE: '1000000',
+  RATE_SOCKET_EVENTS_PER_SECOND: '1000000',
+};
+
+export interface StackOptions {
+  /** extra node flags for the service processes, e.g. --cpu-prof */
+  nodeArgs: string[];
+  /** told of every service process started (to match profiles to roles) */
+  onStart?: (name: string, pid: number) => void;
+}
+
+export class Stack {
+  readonly prefix = `bench-${randomBytes(4).toString('hex')}`;
+  readonly bullPrefix = `${this.prefix}:bull`;
+  readonly webhookSecret = randomBytes(24).toString('base64url');
+  readonly webs: Child[] = [];
+  worker: Child | undefined;
+  readonly inbound: QueueProbe;
+  /** RSS of each web node once it first served, bytes */
+  readonly startRss = new Map<string, number>();
+  private readonly env: Record<string, string>;
+  private workerCount = 0;
+
+  constructor(private readonly opts: StackOptions) {
+    this.env = {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      REDIS_URL,
+      KEY_PREFIX: this.prefix,
+      JWT_SECRET: randomBytes(32).toString('base64url'),
+      WEBHOOK_SECRET: this.webhookSecret,
+      CHAT_REPLIES: 'false',
+      // nothing expires during the run: expiry work would disturb the figures
+      PIN_TTL_SECONDS: '900',
+      ...RAISED_LIMITS,
+    };
+    this.inbound = new QueueProbe('inbound', this.bullPrefix);
+  }
+
+  get urls(): string[] {
+    return this.webs.map((w) => w.url);
+  }
+
+  async startWebs(count: number): Promise<void> {
+    await Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        const port = await freePort();
+        const web = spawnNode(`web-${i + 1}`, procfileScript('web'), { ...this.env, PORT: String(port), INSTANCE_NAME: `bench-web-${i + 1}` }, this.opts.nodeArgs, port);
+        this.webs.push(web);
+        this.opts.onStart?.(web.name, web.pid);
+        await waitUntil(web, () => answers(`${web.url}/health`));
+        this.startRss.set(web.name, rssBytes(web.pid));
+      }),
+    );
+  }
+
+  /** Starts the worker and resolves once it serves the inbound queue. */
+  async startWorker(): Promise<Child> {
+    if (this.worker) throw new Error('a worker is already running');
+    const before = await this.inbound.workers();
+    this.workerCount++;
+    const worker = spawnNode(`worker-${this.workerCount}`, procfileScript('worker'), { ...this.env, PORT: '0', INSTANCE_NAME: `bench-worker-${this.workerCount}` }, this.opts.nodeArgs);
+    this.worker = worker;
+    this.opts.onStart?.(worker.name, worker.pid);
+    await waitUntil(worker, async () => (await this.inbound.workers()) > before);
+    return worker;
+  }
+
+  /** Graceful stop (active jobs finish); jobs posted meanwhile wait in Redis. */
+  async stopWorker(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    if (!worker) return;
+    await stopChild(worker);
+    if (worker.tail().trim()) this.printed.push(`${worker.name}: ${worker.tail().trim().split('\n').slice(-3).join(' | ')}`);
+  }
+
+  /** The last lines each process printed, if any. */
+  output(): string[] {
+    return this.printed;
+  }
+
+  /** What the processes printed (LOG_LEVEL=warn: warnings and errors only), for the log. */
+  private readonly printed: string[] = [];
+
+  /** Stops every process and deletes every key under the prefix. */
+  async stop(): Promise<number> {
+    await Promise.all([...this.webs.map((w) => stopChild(w)), this.stopWorker()]);
+    for (const w of this.webs) if (w.tail().trim()) this.printed.push(`${w.name}: ${w.tail().trim().split('\n').slice(-3).join(' | ')}`);
+    await this.inbound.close().catch(() => undefined);
+    const redis = benchRedis();
+    try {
+      return await cleanPrefix(redis, this.prefix);
+    } finally {
+      redis.disconnect();
+    }
+  }
+}
