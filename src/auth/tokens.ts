@@ -1,4 +1,4 @@
-import { createSecretKey, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import { AppError } from '../errors.js';
 import { newShortId } from './ids.js';
@@ -34,6 +34,7 @@ export interface TokenSettings {
 }
 
 const ALGORITHMS: jwt.Algorithm[] = ['HS256'];
+const HS256_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
 
 function isClaims(p: string | JwtPayload): p is JwtPayload & TokenClaims {
   return (
@@ -57,20 +58,23 @@ export class TokenService {
     return this.settings.refreshTtl;
   }
 
-  /** Signs a pair for a session. The refresh jti is chosen by the caller (it is stored in the session). */
+  /**
+   * Signs a pair for a session. The refresh jti is chosen by the caller (it is stored in the
+   * session). Signing is done here, not by jsonwebtoken: HS256 is one HMAC over a fixed header
+   * and the claims, and a login signs two tokens on the worker's hot path. Verification stays
+   * with jsonwebtoken (algorithm pinned).
+   */
   issuePair(userId: string, sid: string, roles: string[], refreshJti: string): TokenPair {
-    const common = { algorithm: 'HS256' as const, issuer: this.settings.issuer, subject: userId };
-    const token = jwt.sign({ typ: 'access', sid, roles }, this.key, {
-      ...common,
-      jwtid: newShortId(),
-      expiresIn: this.settings.accessTtl,
-    });
-    const refreshToken = jwt.sign({ typ: 'refresh', sid }, this.key, {
-      ...common,
-      jwtid: refreshJti,
-      expiresIn: this.settings.refreshTtl,
-    });
+    const iat = Math.floor(Date.now() / 1000);
+    const iss = this.settings.issuer;
+    const token = this.sign({ typ: 'access', sid, roles, iat, exp: iat + this.settings.accessTtl, iss, sub: userId, jti: newShortId() });
+    const refreshToken = this.sign({ typ: 'refresh', sid, iat, exp: iat + this.settings.refreshTtl, iss, sub: userId, jti: refreshJti });
     return { token, refreshToken, refreshJti };
+  }
+
+  private sign(claims: TokenClaims): string {
+    const unsigned = `${HS256_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+    return `${unsigned}.${createHmac('sha256', this.key).update(unsigned).digest('base64url')}`;
   }
 
   /**

@@ -16,8 +16,25 @@ export function normaliseEmoji(text: string): string {
   return text.normalize('NFC').replace(VS16, '').replace(WHITESPACE, '');
 }
 
-/** One grapheme cluster is an emoji, with or without its variation selectors. */
+/**
+ * The RGI_Emoji test is the costliest step of matching a chat message, and the same few
+ * thousand emoji recur, so answers are remembered (bounded: the input comes from strangers).
+ */
+const graphemeCache = new Map<string, boolean>();
+const GRAPHEME_CACHE_MAX = 10_000;
+
 function isEmojiGrapheme(g: string): boolean {
+  let known = graphemeCache.get(g);
+  if (known === undefined) {
+    known = testEmojiGrapheme(g);
+    if (graphemeCache.size >= GRAPHEME_CACHE_MAX) graphemeCache.clear();
+    graphemeCache.set(g, known);
+  }
+  return known;
+}
+
+/** One grapheme cluster is an emoji, with or without its variation selectors. */
+function testEmojiGrapheme(g: string): boolean {
   if (RGI_EMOJI.test(g)) return true;
   const bare = g.replace(VS16, '');
   if (RGI_EMOJI.test(bare)) return true;
