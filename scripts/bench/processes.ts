@@ -43,14 +43,15 @@ export function spawnNode(name: string, script: string, env: Record<string, stri
   return { name, child, pid: child.pid ?? 0, port, url: `http://127.0.0.1:${port}`, tail: () => out, exited };
 }
 
-/** The Procfile's script for a role, so the benchmark starts processes as a dyno would. */
-export function procfileScript(role: 'web' | 'worker'): string {
+/** The Procfile's node flags and script for a role, so the benchmark starts processes as a dyno would. */
+export function procfileScript(role: 'web' | 'worker'): { nodeArgs: string[]; script: string } {
   const line = readFileSync(path.join(ROOT, 'Procfile'), 'utf8')
     .split('\n')
     .find((l) => l.startsWith(`${role}:`));
-  const script = line?.split(/\s+/).find((part) => part.endsWith('.js'));
-  if (!script) throw new Error(`Procfile has no node script for ${role}`);
-  return script;
+  const parts = line?.slice(role.length + 1).trim().split(/\s+/) ?? [];
+  const scriptAt = parts.findIndex((part) => part.endsWith('.js'));
+  if (scriptAt === -1) throw new Error(`Procfile has no node script for ${role}`);
+  return { nodeArgs: parts.slice(1, scriptAt), script: parts[scriptAt]! };
 }
 
 /** Polls `ready` until it resolves true; fails with the child's output when it exits or times out. */

@@ -58,10 +58,11 @@ export class Stack {
   }
 
   async startWebs(count: number): Promise<void> {
+    const webCmd = procfileScript('web');
     await Promise.all(
       Array.from({ length: count }, async (_, i) => {
         const port = await freePort();
-        const web = spawnNode(`web-${i + 1}`, procfileScript('web'), { ...this.env, PORT: String(port), INSTANCE_NAME: `bench-web-${i + 1}` }, this.opts.nodeArgs, port);
+        const web = spawnNode(`web-${i + 1}`, webCmd.script, { ...this.env, PORT: String(port), INSTANCE_NAME: `bench-web-${i + 1}` }, [...webCmd.nodeArgs, ...this.opts.nodeArgs], port);
         this.webs.push(web);
         this.opts.onStart?.(web.name, web.pid);
         await waitUntil(web, () => answers(`${web.url}/health`));
@@ -75,7 +76,8 @@ export class Stack {
     if (this.worker) throw new Error('a worker is already running');
     const before = await this.inbound.workers();
     this.workerCount++;
-    const worker = spawnNode(`worker-${this.workerCount}`, procfileScript('worker'), { ...this.env, PORT: '0', INSTANCE_NAME: `bench-worker-${this.workerCount}` }, this.opts.nodeArgs);
+    const workerCmd = procfileScript('worker');
+    const worker = spawnNode(`worker-${this.workerCount}`, workerCmd.script, { ...this.env, PORT: '0', INSTANCE_NAME: `bench-worker-${this.workerCount}` }, [...workerCmd.nodeArgs, ...this.opts.nodeArgs]);
     this.worker = worker;
     this.opts.onStart?.(worker.name, worker.pid);
     await waitUntil(worker, async () => (await this.inbound.workers()) > before);
