@@ -1,55 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { fullLogin, randomEmoji, randomPin, sendChat, type LoginBody } from '../helpers/flow.js';
 import { eventually, get, post, request } from '../helpers/http.js';
-import { freePort, startStack, type Stack } from '../helpers/processes.js';
+import { PrivateRedis } from '../helpers/private-redis.js';
+import { startStack, type Stack } from '../helpers/processes.js';
 import { expectError } from './support.js';
 
 /**
  * Redis going away must turn requests into a quick 503 NETWORK_ERROR, not a hang, and the
  * service must come back by itself. Uses a private redis-server (never the shared one).
  */
-class PrivateRedis {
-  private child: ChildProcess | null = null;
-  constructor(readonly port: number) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
-    await eventually(async () => {
-      const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      probe.on('error', () => undefined);
-      try {
-        await probe.connect();
-        return (await probe.ping()) === 'PONG' ? true : undefined;
-      } finally {
-        probe.disconnect();
-      }
-    }, 10000);
-  }
-
-  async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
-
 describe('core: Redis outage', function () {
   let redis: PrivateRedis;
   let stack: Stack;
   let login: LoginBody;
   before(async function () {
-    redis = new PrivateRedis(await freePort());
-    await redis.start();
+    redis = await PrivateRedis.start();
     stack = await startStack({ name: 'core-outage', webs: 1, workers: 1, env: { REDIS_URL: redis.url, CHAT_REPLIES: 'false' } });
     login = (await fullLogin(stack.url)).login;
   });

@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import type { Queue } from 'bullmq';
 import jwt from 'jsonwebtoken';
 import { cloudMessage, evolutionMessage } from '../helpers/gateway.js';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { eventually, post, request } from '../helpers/http.js';
-import { freePort, startProcess, startStack, stopProcess, type ServiceProcess, type Stack } from '../helpers/processes.js';
+import { PrivateRedis } from '../helpers/private-redis.js';
+import { startProcess, startStack, stopProcess, type ServiceProcess, type Stack } from '../helpers/processes.js';
 import { evolutionJwt, jobCounts, postWebhook, queueOf, sign } from './support.js';
 
 const SECRET = 'meta-app-secret-for-tests';
@@ -243,49 +243,29 @@ describe('messaging: the webhook door (auth, handshake, shapes, ignored events)'
 });
 
 describe('messaging: the webhook when Redis cannot take the job', function () {
-  let redis: ChildProcess | undefined;
-  let port: number;
+  let redis: PrivateRedis | undefined;
   let web: ServiceProcess | undefined;
-
-  const startRedis = async (): Promise<ChildProcess> => {
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    await new Promise<void>((resolve) => {
-      let out = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('Ready to accept connections')) resolve();
-      });
-    });
-    return child;
-  };
-  const stopRedis = async (): Promise<void> => {
-    if (!redis || redis.exitCode !== null) return;
-    const exited = new Promise((resolve) => redis!.once('exit', resolve));
-    redis.kill('SIGKILL');
-    await exited;
-  };
 
   before(async function () {
     this.timeout(30000);
-    port = await freePort();
-    redis = await startRedis();
-    web = await startProcess('web', { REDIS_URL: `redis://127.0.0.1:${port}`, KEY_PREFIX: 'test-webhook-down' });
+    redis = await PrivateRedis.start();
+    web = await startProcess('web', { REDIS_URL: redis.url, KEY_PREFIX: 'test-webhook-down' });
   });
   after(async function () {
     this.timeout(30000);
     if (web) await stopProcess(web);
-    await stopRedis();
+    await redis?.kill();
   });
 
   it('answers 503 (the gateway retries) while Redis is down, and 200 once it is back', async function () {
     this.timeout(20000);
     const raw = JSON.stringify(evolutionMessage({ text: 'PIN: 🍎' }));
     expect((await postWebhook(web!.url, raw)).status).to.equal(200);
-    await stopRedis();
+    await redis!.kill();
     const down = await postWebhook(web!.url, raw);
     expect(down.status).to.equal(503);
     expect(down.body).to.include({ success: false, error: 'NETWORK_ERROR' });
-    redis = await startRedis();
+    await redis!.start();
     await eventually(async () => ((await postWebhook(web!.url, raw)).status === 200 ? true : undefined), 10000, 200);
   });
 });

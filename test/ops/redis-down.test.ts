@@ -1,44 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import { eventually, request } from '../helpers/http.js';
-import { freePort, startProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
+import { PrivateRedis } from '../helpers/private-redis.js';
+import { startProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
 import { ADMIN, ADMIN_AUTH } from './support.js';
 
-/** A private Redis for this suite only: the shared one must never go down. */
-async function privateRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  await eventually(async () => {
-    const { Redis } = await import('ioredis');
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      return (await probe.ping()) === 'PONG' ? true : undefined;
-    } finally {
-      probe.disconnect();
-    }
-  }, 5000, 100);
-  return child;
-}
-
 describe('ops: operator pages and shutdown while Redis is down', function () {
-  let redis: ChildProcess | undefined;
+  let redis: PrivateRedis | undefined;
   let web: ServiceProcess | undefined;
   let worker: ServiceProcess | undefined;
   after(async function () {
     this.timeout(30000);
     await Promise.all([web, worker].filter((p) => p !== undefined).map((p) => stopProcess(p)));
-    redis?.kill('SIGKILL');
+    await redis?.kill();
   });
 
   it('/metrics and the dashboard answer 503; web and worker still stop with exit 0', async function () {
     this.timeout(30000);
-    const port = await freePort();
-    redis = await privateRedis(port);
-    const env = { ...ADMIN, REDIS_URL: `redis://127.0.0.1:${port}`, KEY_PREFIX: 'test-ops-redis-down', SHUTDOWN_TIMEOUT_MS: '1500' };
+    redis = await PrivateRedis.start();
+    const env = { ...ADMIN, REDIS_URL: redis.url, KEY_PREFIX: 'test-ops-redis-down', SHUTDOWN_TIMEOUT_MS: '1500' };
     [web, worker] = await Promise.all([startProcess('web', env), startProcess('worker', env)]);
     expect((await request(web.url, 'GET', '/metrics', { headers: { authorization: ADMIN_AUTH } })).status).to.equal(200);
-    redis.kill('SIGKILL');
+    await redis.kill();
     const metrics = await eventually(async () => {
       const r = await request(web!.url, 'GET', '/metrics', { headers: { authorization: ADMIN_AUTH } });
       return r.status === 200 ? undefined : r;

@@ -1,52 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { randomEmoji, randomPin, sendChat } from '../helpers/flow.js';
 import { eventually } from '../helpers/http.js';
-import { freePort } from '../helpers/processes.js';
+import { PrivateRedis } from '../helpers/private-redis.js';
 import { connected, type TestClient } from './clients.js';
 import { useStack } from './stack.js';
 
-/** A private Redis that this suite may stop (the shared one is never touched). */
-async function kill(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGKILL');
-  await exited; // reaped, not left a zombie
-}
-
-function redisServer(port: number): ChildProcess {
-  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-}
-
 describe('realtime: RESP3 pub/sub through a Redis restart', function () {
-  let port = 0;
-  let redis: ChildProcess | undefined;
+  let redis: PrivateRedis | undefined;
   let c: TestClient | undefined;
   before(async function () {
-    port = await freePort();
-    redis = redisServer(port);
-    await eventually(async () => {
-      const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      probe.on('error', () => undefined);
-      try {
-        await probe.connect();
-        return (await probe.ping()) === 'PONG' ? true : undefined;
-      } finally {
-        probe.disconnect();
-      }
-    });
+    redis = await PrivateRedis.start();
   });
-  const stack = useStack({ name: 'rt-restart', webs: 2, env: { get REDIS_URL() { return `redis://127.0.0.1:${port}`; } } });
+  const stack = useStack({ name: 'rt-restart', webs: 2, env: { get REDIS_URL() { return redis!.url; } } });
   after(async () => {
     c?.close();
-    await kill(redis);
+    await redis?.kill();
   });
 
   it('speaks RESP3 on the adapter connections, and events flow again after Redis comes back', async function () {
     this.timeout(40000);
-    const admin = new Redis(port, '127.0.0.1');
+    const admin = new Redis(redis!.url);
     // two per web node, named once their handshake is done
     const adapterLines = await eventually(async () => {
       const lines = String(await admin.client('LIST')).split('\n').filter((l) => /name=pinauth:io-(pub|sub):/.test(l));
@@ -56,12 +30,12 @@ describe('realtime: RESP3 pub/sub through a Redis restart', function () {
     for (const line of adapterLines) expect(line).to.match(/ resp=3( |$)/);
 
     c = await connected(stack().webs[0]!.url);
-    await kill(redis);
+    await redis!.kill();
     const down = (await c.socket.timeout(10000).emitWithAck('register-pin', { pin: randomPin(), emojiString: randomEmoji() })) as { error?: string };
     expect(down.error).to.equal('NETWORK_ERROR');
     expect(await c.next('pin-error')).to.include({ error: 'NETWORK_ERROR' });
 
-    redis = redisServer(port);
+    await redis!.start();
     const pin = randomPin();
     const emoji = randomEmoji();
     await eventually(async () => {
