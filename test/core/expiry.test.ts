@@ -28,6 +28,9 @@ describe('core: expiry', function () {
   });
 
   const activePins = async (): Promise<unknown> => (await get(stack.url, '/health')).body.activePins;
+  /** No expiry sweep is left to run (they are removed once complete). */
+  const sweepsDone = (): Promise<true> =>
+    eventually(async () => ((await expiry.getJobCountByTypes('delayed', 'waiting', 'active')) === 0 ? true : undefined), 10000);
   const connect = async (): Promise<Socket> => {
     const s = io(stack.url, { transports: ['websocket'], reconnection: false });
     sockets.push(s);
@@ -110,10 +113,30 @@ describe('core: expiry', function () {
     await sendChat(stack.url, `PIN: ${verified.emoji}`, { phone: randomPhone() });
     await success;
     await eventually(async () => (events.length > 0 ? true : undefined), 10000);
-    // the verified PIN's expiry job has run (and found nothing to announce)
-    await eventually(async () => ((await expiry.getJob(`x-${v.pinId}`)) === undefined ? true : undefined), 10000);
+    // every sweep has run, the one covering the verified PIN's second included
+    await sweepsDone();
     await sleep(300);
     expect(events).to.deep.equal([{ pin: pending.pin }]);
+  });
+
+  it('one sweep job per expiry second, not per registration; the sweep empties the active set', async function () {
+    const n = 20;
+    const regs = await Promise.all(Array.from({ length: n }, () => register(stack.url, randomPin(), randomEmoji())));
+    for (const r of regs) expect(r.status, r.text).to.equal(200);
+    const jobs = await expiry.getJobs(['delayed', 'waiting', 'active']);
+    // the registrations may straddle a second boundary, hence up to two
+    expect(jobs.length).to.be.within(1, 2);
+    for (const j of jobs) expect(j.id).to.match(/^x-\d+$/);
+    expect(await activePins()).to.equal(n);
+    await sleep(TTL * 1000 + 100);
+    expect(await activePins()).to.equal(0);
+    await sweepsDone();
+    const redis = testRedis();
+    try {
+      expect(await redis.zcard(`${stack.prefix}:active`)).to.equal(0);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   // last: it stops the suite's worker
