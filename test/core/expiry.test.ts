@@ -28,6 +28,15 @@ describe('core: expiry', function () {
   });
 
   const activePins = async (): Promise<unknown> => (await get(stack.url, '/health')).body.activePins;
+  /** Members of the active set, due or not (activePins counts only those not yet due). */
+  const activeMembers = async (): Promise<number> => {
+    const redis = testRedis();
+    try {
+      return await redis.zcard(`${stack.prefix}:active`);
+    } finally {
+      redis.disconnect();
+    }
+  };
   /** No expiry sweep is left to run (they are removed once complete). */
   const sweepsDone = (): Promise<true> =>
     eventually(async () => ((await expiry.getJobCountByTypes('delayed', 'waiting', 'active')) === 0 ? true : undefined), 10000);
@@ -131,24 +140,30 @@ describe('core: expiry', function () {
     await sleep(TTL * 1000 + 100);
     expect(await activePins()).to.equal(0);
     await sweepsDone();
-    const redis = testRedis();
-    try {
-      expect(await redis.zcard(`${stack.prefix}:active`)).to.equal(0);
-    } finally {
-      redis.disconnect();
-    }
+    expect(await activeMembers()).to.equal(0);
   });
 
-  // last: it stops the suite's worker
-  it('expires on time with no worker running: the Redis TTL is the truth', async function () {
+  // last: it stops the suite's worker (and starts another)
+  it('expires on time with no worker running: the Redis TTL is the truth; a worker started later announces it', async function () {
     await stopProcess(stack.workers.pop()!);
+    const s = await connect();
+    const events: { pin: string }[] = [];
+    s.on('pin-expired', (e: { pin: string }) => events.push(e));
     const pin = randomPin();
     const emoji = randomEmoji();
-    await register(stack.url, pin, emoji);
+    expect((await socketRegister(s, pin, emoji)).success).to.equal(true);
     expect(await activePins()).to.equal(1);
     await sleep(TTL * 1000 + 100);
     expectError(await post(stack.url, '/check-login', { pin }), 410, 'PIN_EXPIRED');
     expect(await activePins()).to.equal(0);
     expect((await register(stack.url, randomPin(), emoji)).status).to.equal(200);
+    // its second's sweep is overdue, but nothing runs it yet
+    await sleep(1100);
+    expect(events).to.deep.equal([]);
+    await stack.addWorker();
+    await eventually(async () => (events.length > 0 ? true : undefined), 10000);
+    await sweepsDone();
+    expect(events).to.deep.equal([{ pin }]);
+    expect(await activeMembers()).to.equal(0);
   });
 });
