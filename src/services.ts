@@ -4,6 +4,7 @@ import { Sessions } from './auth/sessions.js';
 import { TokenService } from './auth/tokens.js';
 import { WebhookAuth } from './messaging/webhook-auth.js';
 import type { Logger } from './observability/logger.js';
+import { ExpirySchedule } from './queues/expiry-schedule.js';
 import { createQueues, type Queues } from './queues/queues.js';
 import { createRedis } from './redis/connection.js';
 import { keys as makeKeys, type Keys } from './redis/keys.js';
@@ -44,7 +45,7 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     accessTtl: config.accessTokenTtl,
     refreshTtl: config.refreshTokenTtl,
   });
-  const registrations = new Registrations(redis, scripts, keys, new PinHasher(config.jwtSecret), queues, {
+  const registrations = new Registrations(redis, scripts, keys, new PinHasher(config.jwtSecret), new ExpirySchedule(queues.expiry), {
     pinTtlSeconds: config.pinTtlSeconds,
     expiredMemorySeconds: config.expiredMemorySeconds,
   });

@@ -30,9 +30,10 @@ export interface InboundJob {
   receivedAt: number;
 }
 
+/** The sweep of one expiry second (job id `x-<second>`): runs once that second has ended. */
 export interface ExpiryJob {
-  pinId: string;
-  pinHash: string;
+  /** unix second (Redis clock) in which the registrations it announces expire */
+  second: number;
 }
 
 export type OutboundKind = 'manual' | 'signed-in' | 'unknown-code';

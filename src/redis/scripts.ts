@@ -11,7 +11,7 @@ const SCRIPT_NAMES = [
   'cancel',
   'claim-login',
   'complete-login',
-  'expire',
+  'expire-due',
   'rotate-session',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { AppError } from '../errors.js';
 import type { Keys } from '../redis/keys.js';
 import type { Scripts } from '../redis/scripts.js';
-import type { Queues } from '../queues/queues.js';
+import type { ExpirySchedule } from '../queues/expiry-schedule.js';
 import { newShortId } from '../auth/ids.js';
 import { emojiHash } from './emoji.js';
 import type { PinHasher } from './pin.js';
@@ -31,7 +31,7 @@ export class Registrations {
     private readonly scripts: Scripts,
     private readonly keys: Keys,
     private readonly hasher: PinHasher,
-    private readonly queues: Queues,
+    private readonly expiry: ExpirySchedule,
     private readonly settings: RegistrationSettings,
   ) {}
 
@@ -42,7 +42,7 @@ export class Registrations {
 
   async register(pin: string, emojiString: string): Promise<RegisterOutcome> {
     const pinHash = this.hasher.hash(pin);
-    const [outcome = '', pinId = '', msLeftRaw = '0', state = ''] = await this.scripts.strings('register', [
+    const [outcome = '', pinId = '', msLeftRaw = '0', state = '', expiresAt = '0'] = await this.scripts.strings('register', [
       this.keys.prefix,
       pinHash,
       emojiHash(emojiString),
@@ -52,10 +52,9 @@ export class Registrations {
     ]);
     if (outcome === 'conflict') throw new AppError('PIN_CONFLICT');
     const msLeft = Math.max(0, Number(msLeftRaw));
-    if (state === 'p') {
-      // Idempotent by job id, so a retried registration re-schedules an expiry that failed to queue.
-      await this.queues.expiry.add('expire', { pinId, pinHash }, { jobId: `x-${pinId}`, delay: msLeft });
-    }
+    // Created or still pending: its second's sweep must be queued (idempotent, so a retried
+    // registration re-queues a sweep that failed to queue).
+    if (state === 'p') await this.expiry.ensure(Number(expiresAt));
     return {
       pinId,
       expiresIn: outcome === 'created' ? this.settings.pinTtlSeconds : Math.ceil(msLeft / 1000),
@@ -89,8 +88,6 @@ export class Registrations {
     const [outcome, pinId = ''] = await this.scripts.strings('cancel', [this.keys.prefix, this.hasher.hash(pin)]);
     if (outcome === 'expired') throw new AppError('PIN_EXPIRED');
     if (outcome !== 'cancelled') throw new AppError('PIN_NOT_FOUND');
-    // Best effort: the expiry job would find nothing to do anyway.
-    await this.queues.expiry.remove(`x-${pinId}`).catch(() => 0);
     return { pinId };
   }
 

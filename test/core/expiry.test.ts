@@ -28,6 +28,18 @@ describe('core: expiry', function () {
   });
 
   const activePins = async (): Promise<unknown> => (await get(stack.url, '/health')).body.activePins;
+  /** Members of the active set, due or not (activePins counts only those not yet due). */
+  const activeMembers = async (): Promise<number> => {
+    const redis = testRedis();
+    try {
+      return await redis.zcard(`${stack.prefix}:active`);
+    } finally {
+      redis.disconnect();
+    }
+  };
+  /** No expiry sweep is left to run (they are removed once complete). */
+  const sweepsDone = (): Promise<true> =>
+    eventually(async () => ((await expiry.getJobCountByTypes('delayed', 'waiting', 'active')) === 0 ? true : undefined), 10000);
   const connect = async (): Promise<Socket> => {
     const s = io(stack.url, { transports: ['websocket'], reconnection: false });
     sockets.push(s);
@@ -110,22 +122,48 @@ describe('core: expiry', function () {
     await sendChat(stack.url, `PIN: ${verified.emoji}`, { phone: randomPhone() });
     await success;
     await eventually(async () => (events.length > 0 ? true : undefined), 10000);
-    // the verified PIN's expiry job has run (and found nothing to announce)
-    await eventually(async () => ((await expiry.getJob(`x-${v.pinId}`)) === undefined ? true : undefined), 10000);
+    // every sweep has run, the one covering the verified PIN's second included
+    await sweepsDone();
     await sleep(300);
     expect(events).to.deep.equal([{ pin: pending.pin }]);
   });
 
-  // last: it stops the suite's worker
-  it('expires on time with no worker running: the Redis TTL is the truth', async function () {
+  it('one sweep job per expiry second, not per registration; the sweep empties the active set', async function () {
+    const n = 20;
+    const regs = await Promise.all(Array.from({ length: n }, () => register(stack.url, randomPin(), randomEmoji())));
+    for (const r of regs) expect(r.status, r.text).to.equal(200);
+    const jobs = await expiry.getJobs(['delayed', 'waiting', 'active']);
+    // the registrations may straddle a second boundary, hence up to two
+    expect(jobs.length).to.be.within(1, 2);
+    for (const j of jobs) expect(j.id).to.match(/^x-\d+$/);
+    expect(await activePins()).to.equal(n);
+    await sleep(TTL * 1000 + 100);
+    expect(await activePins()).to.equal(0);
+    await sweepsDone();
+    expect(await activeMembers()).to.equal(0);
+  });
+
+  // last: it stops the suite's worker (and starts another)
+  it('expires on time with no worker running: the Redis TTL is the truth; a worker started later announces it', async function () {
     await stopProcess(stack.workers.pop()!);
+    const s = await connect();
+    const events: { pin: string }[] = [];
+    s.on('pin-expired', (e: { pin: string }) => events.push(e));
     const pin = randomPin();
     const emoji = randomEmoji();
-    await register(stack.url, pin, emoji);
+    expect((await socketRegister(s, pin, emoji)).success).to.equal(true);
     expect(await activePins()).to.equal(1);
     await sleep(TTL * 1000 + 100);
     expectError(await post(stack.url, '/check-login', { pin }), 410, 'PIN_EXPIRED');
     expect(await activePins()).to.equal(0);
     expect((await register(stack.url, randomPin(), emoji)).status).to.equal(200);
+    // its second's sweep is overdue, but nothing runs it yet
+    await sleep(1100);
+    expect(events).to.deep.equal([]);
+    await stack.addWorker();
+    await eventually(async () => (events.length > 0 ? true : undefined), 10000);
+    await sweepsDone();
+    expect(events).to.deep.equal([{ pin }]);
+    expect(await activeMembers()).to.equal(0);
   });
 });

@@ -117,7 +117,9 @@ describe('ops: queue dashboard and /metrics', function () {
       const ready =
         sample(t, 'pinauth_logins_total', { node: 'worker-a' }) === 1 &&
         sample(t, 'pinauth_pin_expiries_total', { node: 'worker-a' }) === 1 &&
-        sample(t, 'pinauth_webhook_rejected_total', { node: 'web-signed' }) === 1;
+        sample(t, 'pinauth_webhook_rejected_total', { node: 'web-signed' }) === 1 &&
+        // the sweep of the logged-in PIN's expiry second may come a second after the other's
+        sample(t, 'pinauth_queue_jobs', { queue: 'expiry', state: 'delayed' }) === 0;
       return ready ? t : undefined;
     }, 15000, 200);
 
