@@ -4,7 +4,7 @@ import { createRedis } from '../redis/connection.js';
 import { Notifier } from '../realtime/notifier.js';
 import type { Services } from '../services.js';
 import { QUEUE } from './jobs.js';
-import { expiryProcessor } from './workers/expiry.js';
+import { expiryProcessor, startSafetySweep } from './workers/expiry.js';
 import { inboundProcessor, type InboundHooks } from './workers/inbound.js';
 import { outboundBackoff, outboundProcessor } from './workers/outbound.js';
 
@@ -19,6 +19,8 @@ export interface WorkerHost {
   /** Stops fetching, lets active jobs finish (bounded by the timeout), then closes. */
   close(timeoutMs: number): Promise<void>;
 }
+
+const SAFETY_SWEEP_MS = 30_000;
 
 /** Starts the BullMQ workers of every queue on a blocking connection of their own. */
 export function startWorkers(services: Services, hooks: WorkerHooks = {}): WorkerHost {
@@ -55,9 +57,12 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
     }),
   ];
 
+  const stopSafetySweep = startSafetySweep(services, notifier, SAFETY_SWEEP_MS, hooks.onExpired);
+
   return {
     workers,
     async close(timeoutMs: number) {
+      stopSafetySweep();
       const graceful = Promise.all(workers.map((w) => w.close()));
       const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
       if ((await Promise.race([graceful.then(() => 'done' as const), timer])) === 'timeout') {

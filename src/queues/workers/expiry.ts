@@ -11,23 +11,30 @@ const SWEEP_BATCH = 500;
  * due (not only its second's: a backlog left while no worker ran goes too). Redis TTLs already
  * ended them at their time; this tidies the active set and tells the registering sockets.
  */
+/** Sweeps what is due up to `untilMs` (Redis' clock); returns how many expired and how long until `untilMs`. */
+async function sweepDue(services: Services, notifier: Notifier, untilMs: number, onExpired?: () => void): Promise<{ expired: number; waitMs: number }> {
+  const { keys, scripts } = services;
+  let expired = 0;
+  let waitMs = 0;
+  for (let more = true; more; ) {
+    const [wait = '0', full = '0', ...pairs] = await scripts.strings('expire-due', [keys.prefix, untilMs, SWEEP_BATCH]);
+    for (let i = 0; i + 1 < pairs.length; i += 2) {
+      notifier.pinExpired(pairs[i]!, pairs[i + 1]!);
+      onExpired?.();
+    }
+    expired += pairs.length / 2;
+    waitMs = Number(wait);
+    more = full === '1';
+  }
+  return { expired, waitMs };
+}
+
 export function expiryProcessor(services: Services, notifier: Notifier, onExpired?: () => void) {
-  const { keys, scripts, log } = services;
+  const { log } = services;
   return async (job: Job<ExpiryJob>, token?: string): Promise<string> => {
     // a job queued before per-second sweeps carries no second: it just sweeps what is due
     const second = typeof job.data.second === 'number' ? job.data.second : 0;
-    let expired = 0;
-    let waitMs = 0;
-    for (let more = true; more; ) {
-      const [wait = '0', full = '0', ...pairs] = await scripts.strings('expire-due', [keys.prefix, (second + 1) * 1000, SWEEP_BATCH]);
-      for (let i = 0; i + 1 < pairs.length; i += 2) {
-        notifier.pinExpired(pairs[i]!, pairs[i + 1]!);
-        onExpired?.();
-      }
-      expired += pairs.length / 2;
-      waitMs = Number(wait);
-      more = full === '1';
-    }
+    const { expired, waitMs } = await sweepDue(services, notifier, (second + 1) * 1000, onExpired);
     if (expired > 0) log.info('pins expired', { count: expired });
     if (waitMs > 0) {
       // fired before its second ended by Redis' clock: sweep the rest of that second later
@@ -36,4 +43,19 @@ export function expiryProcessor(services: Services, notifier: Notifier, onExpire
     }
     return `expired ${expired}`;
   };
+}
+
+/**
+ * A safety net beside the per-second jobs: every worker sweeps what is due now and then, so
+ * expiries whose second's job was lost (removed by an operator, failed for good) are still
+ * announced. Sweeps are atomic, so several workers doing it announce each PIN once.
+ */
+export function startSafetySweep(services: Services, notifier: Notifier, everyMs: number, onExpired?: () => void): () => void {
+  const timer = setInterval(() => {
+    sweepDue(services, notifier, 0, onExpired).catch((err: unknown) =>
+      services.log.warn('safety sweep failed', { error: err instanceof Error ? err.message : String(err) }),
+    );
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
