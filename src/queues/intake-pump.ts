@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { inboundJobId } from '../messaging/intake.js';
+import { createRedis } from '../redis/connection.js';
+import type { Services } from '../services.js';
+import type { InboundJob } from './jobs.js';
+
+/**
+ * Moves accepted webhook messages from the intake stream (written by the web, intake.ts) onto
+ * the `inbound` queue. Lossless by order of operations: entries are read without being removed,
+ * added with `addBulk` under their deterministic job ids, and only then deleted by id. A crash
+ * or failure in between leaves them in the stream, and the next read (from the start) adds them
+ * again: BullMQ keeps the existing job for a known id, and the worker drops a message it has
+ * already matched, so each accepted webhook still becomes one processed job.
+ * One pump works at a time (a lock renewed every read) so workers do not add every message
+ * twice; another worker's pump takes over within PUMP_LOCK_MS when the holder dies.
+ * XREAD BLOCK wakes as soon as the web writes, so the hop adds about a round trip of latency.
+ */
+export interface IntakePump {
+  stop(): Promise<void>;
+}
+
+const PUMP_LOCK_MS = 5000;
+/** shorter than the lock, so the holder renews it in time */
+const BLOCK_MS = 1000;
+const BATCH = 500;
+const RETRY_MS = 200;
+
+type StreamReply = [key: string, entries: [id: string, fields: string[]][]][] | null;
+
+export function startIntakePump(services: Services): IntakePump {
+  const { config, keys, scripts, redis, queues, log } = services;
+  const stream = keys.inboundIntake();
+  const lockKey = keys.intakePumpLock();
+  const token = randomBytes(9).toString('base64url');
+  // XREAD BLOCK holds its connection: one of its own, waiting out Redis outages like the workers'
+  const reader = createRedis(config.redisUrl, 'worker', `pinauth:pump:${config.instanceName}`);
+  const lock = (ttlMs: number) => scripts.number('intake-lock', [lockKey, token, ttlMs]);
+  let running = true;
+  const stopped = new AbortController();
+
+  const pumpOnce = async (after: string): Promise<string> => {
+    const reply = (await reader.xread('COUNT', BATCH, 'BLOCK', BLOCK_MS, 'STREAMS', stream, after)) as StreamReply;
+    const entries = reply?.[0]?.[1] ?? [];
+    if (entries.length === 0) return after;
+    const jobs = entries.map(([, fields]) => {
+      const data = JSON.parse(fields[1]!) as InboundJob;
+      return { name: 'message', data, opts: { jobId: inboundJobId(data.message.id) } };
+    });
+    await queues.inbound.addBulk(jobs);
+    await redis.xdel(stream, ...entries.map(([id]) => id));
+    return entries[entries.length - 1]![0];
+  };
+
+  const loop = (async () => {
+    let holding = false;
+    let after = '0';
+    while (running) {
+      try {
+        const held = (await lock(PUMP_LOCK_MS)) === 1;
+        // (re)gaining the lock: start from the beginning, whatever another pump left
+        if (held && !holding) after = '0';
+        holding = held;
+        if (!holding) await sleep(BLOCK_MS, undefined, { signal: stopped.signal });
+        else after = await pumpOnce(after);
+      } catch (err) {
+        if (!running) break;
+        log.warn('intake pump: Redis failed; retrying', { error: err instanceof Error ? err.message : String(err) });
+        after = '0';
+        await sleep(RETRY_MS, undefined, { signal: stopped.signal }).catch(() => undefined);
+      }
+    }
+    if (holding) await lock(1).catch(() => undefined);
+  })();
+
+  return {
+    async stop() {
+      running = false;
+      stopped.abort();
+      // ends a pending XREAD BLOCK at once; an addBulk in flight finishes on the command connection
+      reader.disconnect();
+      await loop;
+    },
+  };
+}
