@@ -38,9 +38,12 @@ export function startIntakePump(services: Services): IntakePump {
   const lock = (ttlMs: number) => scripts.number('intake-lock', [lockKey, token, ttlMs]);
   let running = true;
   const stopped = new AbortController();
+  // A pending XREAD is not always failed by disconnect() (not while reconnecting): stop waits for it no longer.
+  const aborted = new Promise<never>((_, reject) => stopped.signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
+  aborted.catch(() => undefined);
 
   const pumpOnce = async (after: string): Promise<string> => {
-    const reply = (await reader.xread('COUNT', BATCH, 'BLOCK', BLOCK_MS, 'STREAMS', stream, after)) as StreamReply;
+    const reply = (await Promise.race([reader.xread('COUNT', BATCH, 'BLOCK', BLOCK_MS, 'STREAMS', stream, after), aborted])) as StreamReply;
     const entries = reply?.[0]?.[1] ?? [];
     if (entries.length === 0) return after;
     const jobs = entries.map(([, fields]) => {
