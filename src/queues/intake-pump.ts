@@ -8,11 +8,11 @@ import type { InboundJob } from './jobs.js';
 /**
  * Moves accepted webhook messages from the intake stream (written by the web, intake.ts) onto
  * the `inbound` queue. Lossless by order of operations: entries are read without being removed,
- * added with `addBulk` under their deterministic job ids, and only then deleted by id. A crash
+ * added under their deterministic job ids, and only then deleted by id. A crash
  * or failure in between leaves them in the stream, and the next read (from the start) adds them
  * again: BullMQ keeps the existing job for a known id, and the worker drops a message it has
  * already matched, so each accepted webhook still becomes one processed job.
- * One pump works at a time (a lock renewed every read) so workers do not add every message
+ * One pump works at a time (a lock renewed about every second) so workers do not add every message
  * twice; another worker's pump takes over within PUMP_LOCK_MS when the holder dies.
  * XREAD BLOCK wakes as soon as the web writes, so the hop adds about a round trip of latency.
  */
@@ -21,7 +21,8 @@ export interface IntakePump {
 }
 
 const PUMP_LOCK_MS = 5000;
-/** shorter than the lock, so the holder renews it in time */
+/** a read blocks at most BLOCK_MS and a batch takes far less, so renewing every RENEW_MS keeps the lock */
+const RENEW_MS = 1000;
 const BLOCK_MS = 1000;
 const BATCH = 500;
 const RETRY_MS = 200;
@@ -46,21 +47,28 @@ export function startIntakePump(services: Services): IntakePump {
     const reply = (await Promise.race([reader.xread('COUNT', BATCH, 'BLOCK', BLOCK_MS, 'STREAMS', stream, after), aborted])) as StreamReply;
     const entries = reply?.[0]?.[1] ?? [];
     if (entries.length === 0) return after;
-    const jobs = entries.map(([, fields]) => {
-      const data = JSON.parse(fields[1]!) as InboundJob;
-      return { name: 'message', data, opts: { jobId: inboundJobId(data.message.id) } };
-    });
-    await queues.inbound.addBulk(jobs);
+    // `add` each rather than `addBulk`: ioredis sends a script inside a MULTI/pipeline as a full
+    // EVAL (BullMQ's add script is tens of KB) once per batch, and here batches are mostly of one
+    await Promise.all(
+      entries.map(([, fields]) => {
+        const data = JSON.parse(fields[1]!) as InboundJob;
+        return queues.inbound.add('message', data, { jobId: inboundJobId(data.message.id) });
+      }),
+    );
     await redis.xdel(stream, ...entries.map(([id]) => id));
     return entries[entries.length - 1]![0];
   };
 
   const loop = (async () => {
     let holding = false;
+    let renewedAt = 0;
     let after = '0';
     while (running) {
       try {
-        const held = (await lock(PUMP_LOCK_MS)) === 1;
+        // renewed once per RENEW_MS, not per read: at a steady trickle a read is one message
+        const due: boolean = !holding || Date.now() - renewedAt >= RENEW_MS;
+        const held: boolean = due ? (await lock(PUMP_LOCK_MS)) === 1 : true;
+        if (due && held) renewedAt = Date.now();
         // (re)gaining the lock: start from the beginning, whatever another pump left
         if (held && !holding) after = '0';
         holding = held;
@@ -80,7 +88,7 @@ export function startIntakePump(services: Services): IntakePump {
     async stop() {
       running = false;
       stopped.abort();
-      // ends a pending XREAD BLOCK at once; an addBulk in flight finishes on the command connection
+      // ends a pending XREAD BLOCK at once; adds in flight finish on the command connection
       reader.disconnect();
       await loop;
     },
