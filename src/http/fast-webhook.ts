@@ -25,17 +25,15 @@ export interface FastWebhookOptions {
  */
 export async function fastWebhook(options: FastWebhookOptions, next: RequestListener): Promise<RequestListener> {
   const { accept, log, onDone } = options;
-  const security = await apiSecurityHeaders();
+  const security = (await apiSecurityHeaders()).flat();
   const accessLog = log.isLevelEnabled('http');
 
   const answer = (req: IncomingMessage, res: ServerResponse, requestId: string, started: bigint, status: number, body: object, extra?: Record<string, string>): void => {
     const text = JSON.stringify(body);
-    for (const [name, value] of security) res.setHeader(name, value);
-    res.setHeader('X-Request-Id', requestId);
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(text));
-    if (extra) for (const name in extra) res.setHeader(name, extra[name]!);
-    res.statusCode = status;
+    // one writeHead with a flat list: cheaper than a setHeader call per header
+    const headers = [...security, 'X-Request-Id', requestId, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(text))];
+    if (extra) for (const name in extra) headers.push(name, extra[name]!);
+    res.writeHead(status, headers);
     res.end(text);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     onDone?.(status, seconds);
