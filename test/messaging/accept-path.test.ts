@@ -18,7 +18,7 @@ const HALF_MOVED = 10;
  * worker runs, and a pump that died between `addBulk` and deleting the entries (simulated here)
  * costs nothing: every message still becomes exactly one completed job.
  */
-describe('messaging: the intake stream and its pump', function () {
+describe('messaging: the lean webhook handler, the intake stream and its pump', function () {
   let stack: Stack;
   let inbound: Queue;
   const redis = testRedis();
@@ -31,6 +31,23 @@ describe('messaging: the intake stream and its pump', function () {
     await inbound?.close();
     redis.disconnect();
     await stack?.stop();
+  });
+
+  it("answers outside Koa with the API's headers, X-Request-Id and error body", async function () {
+    const ok = await postWebhook(stack.url, JSON.stringify(evolutionMessage({ text: 'hi', fromMe: true })), { 'x-request-id': 'gw-123' });
+    const bad = await postWebhook(stack.url, '{"event":');
+    const notJson = await postWebhook(stack.url, 'x', { 'content-type': 'text/plain' });
+    const large = await postWebhook(stack.url, '{"x":"' + 'a'.repeat(1024 * 1024) + '"}');
+    expect([ok.status, bad.status, notJson.status, large.status]).to.deep.equal([200, 400, 400, 413]);
+    expect(ok.headers.get('x-request-id')).to.equal('gw-123');
+    expect(large.headers.get('connection')).to.equal('close');
+    for (const r of [ok, bad, notJson, large]) {
+      expect(r.headers.get('content-security-policy')).to.equal("default-src 'none';frame-ancestors 'none'");
+      expect(r.headers.get('x-content-type-options')).to.equal('nosniff');
+      expect(r.headers.get('x-request-id')).to.match(/^[\w:.-]+$/);
+      expect(r.headers.get('content-type')).to.match(/^application\/json/);
+    }
+    for (const r of [bad, notJson, large]) expect(r.body).to.include({ success: false, error: r.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_ERROR' });
   });
 
   it('keeps accepted messages in Redis with no worker, and a worker turns each into one job, half-moved batches and redeliveries included', async function () {
