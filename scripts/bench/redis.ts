@@ -188,6 +188,16 @@ export class QueueProbe {
     this.queue = new Queue(queueName, { connection: { url: REDIS_URL }, prefix: bullPrefix });
   }
 
+  /** Entries of a stream (the web's intake stream: accepted messages not yet on the queue). */
+  async streamLength(key: string): Promise<number> {
+    const client = new Redis(REDIS_URL);
+    try {
+      return await client.xlen(key);
+    } finally {
+      client.disconnect();
+    }
+  }
+
   counts(): Promise<Record<string, number>> {
     return this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
   }

@@ -2,6 +2,8 @@ import http from 'node:http';
 import { adminMiddleware } from '../http/admin/index.js';
 import { metricsHooks } from '../http/admin/request-metrics.js';
 import { createApp } from '../http/app.js';
+import { fastWebhook, WEBHOOK_PATH } from '../http/fast-webhook.js';
+import { createWebhookAcceptor } from '../http/webhook-core.js';
 import { createClusterGauges } from '../observability/cluster-gauges.js';
 import { renderClusterMetrics } from '../observability/snapshots.js';
 import { attachRealtime, type Realtime } from '../realtime/server.js';
@@ -17,7 +19,7 @@ export interface WebRole {
 /** A node that stopped writing snapshots for this long is dropped from /metrics. */
 const staleAfter = (intervalMs: number): number => Math.max(3 * intervalMs, 15_000);
 
-/** The web role: Koa API, operator pages and Socket.IO on one port. */
+/** The web role: Koa API (webhooks in front of it), operator pages and Socket.IO on one port. */
 export async function startWeb(b: Bootstrapped): Promise<WebRole> {
   const { config, log, services, metrics } = b;
   const live = createClusterGauges(services.queues.all(), () => services.registrations.activeCount());
@@ -30,11 +32,11 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
       live,
       staleAfterMs: staleAfter(config.metricsIntervalMs),
     });
-  const app = createApp(services, {
-    ...metricsHooks(metrics.web),
-    before: adminMiddleware(config, services.queues.all(), render),
-  });
-  const server = http.createServer(app.callback());
+  const hooks = metricsHooks(metrics.web);
+  const acceptWebhook = createWebhookAcceptor(services, hooks.webhook);
+  const app = createApp(services, { ...hooks, acceptWebhook, before: adminMiddleware(config, services.queues.all(), render) });
+  const onDone = (status: number, seconds: number) => metrics.web.requestDone('POST', WEBHOOK_PATH, status, seconds);
+  const server = http.createServer(await fastWebhook({ accept: acceptWebhook, log, onDone }, app.callback()));
   // Longer than any load balancer's idle timeout (Heroku's router: 55 s), so it closes first.
   server.keepAliveTimeout = 61_000;
   server.headersTimeout = 65_000;

@@ -1,3 +1,4 @@
+import { startIntakePump } from '../queues/intake-pump.js';
 import { startWorkers, type WorkerHost } from '../queues/worker-host.js';
 import type { Bootstrapped } from './bootstrap.js';
 
@@ -6,7 +7,7 @@ export interface WorkerRole {
   stop(): Promise<void>;
 }
 
-/** The worker role: BullMQ workers of every queue, feeding the worker metrics. */
+/** The worker role: the intake pump and BullMQ workers of every queue, feeding the worker metrics. */
 export function startWorker(b: Bootstrapped): WorkerRole {
   const m = b.metrics.worker;
   const host = startWorkers(b.services, {
@@ -14,6 +15,13 @@ export function startWorker(b: Bootstrapped): WorkerRole {
     onExpired: () => m.pinExpired(),
     onJobFinished: (queue, result) => m.jobFinished(queue, result),
   });
+  const pump = startIntakePump(b.services);
   b.log.info('workers started', { queues: host.workers.map((w) => w.name) });
-  return { host, stop: () => host.close(b.config.shutdownTimeoutMs) };
+  return {
+    host,
+    async stop() {
+      await pump.stop();
+      await host.close(b.config.shutdownTimeoutMs);
+    },
+  };
 }

@@ -9,16 +9,19 @@ import { securityHeaders } from './middleware/security-headers.js';
 import { registerCheckLoginRoute } from './routes/check-login.js';
 import { registerHealthRoute } from './routes/health.js';
 import { registerLogoutRoute } from './routes/logout.js';
-import { registerMessagingEndpointRoute, type WebhookHooks } from './routes/messaging-endpoint.js';
+import { registerMessagingEndpointRoute } from './routes/messaging-endpoint.js';
 import { registerProfileRoute } from './routes/profile.js';
 import { registerRefreshTokenRoute } from './routes/refresh-token.js';
 import { registerRegisterPinRoute } from './routes/register-pin.js';
 import { registerSendMessageRoute } from './routes/send-message.js';
+import { createWebhookAcceptor, type AcceptWebhook, type WebhookHooks } from './webhook-core.js';
 
 export const API_BODY_LIMIT = '16kb';
 
 export interface AppHooks {
   webhook?: WebhookHooks;
+  /** the webhook core to share with the lean handler in front of Koa (made from `webhook` when absent) */
+  acceptWebhook?: AcceptWebhook;
   /** called once per request with its duration (metrics) */
   onRequest?: (ctx: AppContext, seconds: number) => void;
   /** extra middleware mounted before the API routes (dashboard, metrics, headers) */
@@ -50,7 +53,7 @@ export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppStat
   registerProfileRoute(router, services);
   registerLogoutRoute(router, services, API_BODY_LIMIT);
   registerSendMessageRoute(router, services, API_BODY_LIMIT);
-  registerMessagingEndpointRoute(router, services, hooks.webhook);
+  registerMessagingEndpointRoute(router, services, hooks.acceptWebhook ?? createWebhookAcceptor(services, hooks.webhook));
   app.use(router.routes());
   // not `throw: true`: the thrown error would lose the Allow header (errors.ts answers instead)
   app.use(router.allowedMethods());

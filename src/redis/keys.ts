@@ -15,6 +15,10 @@ export interface Keys {
   session(sid: string): string;
   /** inbound message ids seen in the last 24 hours */
   message(messageId: string): string;
+  /** stream of accepted webhook messages not yet on the `inbound` queue (intake.ts → intake-pump.ts) */
+  inboundIntake(): string;
+  /** the one intake pump's lock */
+  intakePumpLock(): string;
   /** BullMQ prefix (queues then live at `<prefix>:bull:<name>:*`) */
   bull(): string;
   /** Socket.IO redis adapter / emitter channel */
@@ -35,6 +39,8 @@ export function keys(prefix: string): Keys {
     userByPhone: (phone) => `${prefix}:phone:${phone}`,
     session: (sid) => `${prefix}:sess:${sid}`,
     message: (id) => `${prefix}:msg:${id}`,
+    inboundIntake: () => `${prefix}:intake`,
+    intakePumpLock: () => `${prefix}:intake:lock`,
     bull: () => `${prefix}:bull`,
     socketChannel: () => `${prefix}:socket.io`,
     rateLimit: (name) => `${prefix}:rl:${name}`,

@@ -13,6 +13,8 @@ const SCRIPT_NAMES = [
   'complete-login',
   'expire-due',
   'rotate-session',
+  'intake-push',
+  'intake-lock',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

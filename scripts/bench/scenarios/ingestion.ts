@@ -3,6 +3,7 @@ import { blast, type BlastResult, type RequestSpec } from '../load.js';
 import { answers, cpuMs, freePort, metered, spawnNode, stopChild, waitUntil } from '../processes.js';
 import { CompletionCounter } from '../redis.js';
 import { mean, now, round } from '../stats.js';
+import { keys } from '../../../src/redis/keys.js';
 
 /**
  * Webhook ingestion beside a bare Koa baseline, alternating in one run, with the workers stopped
@@ -63,7 +64,8 @@ export async function ingestion(ctx: BenchContext): Promise<IngestionFigures> {
     }
     const accepted = warm.ok + svc.reduce((a, r) => a + r.ok, 0);
     const refused = warm.failed + svc.reduce((a, r) => a + r.failed, 0);
-    const backlog = (await stack.inbound.counts()).waiting ?? 0;
+    // waiting in Redis: in the web's intake stream, or already on the queue (the pump runs in workers)
+    const backlog = ((await stack.inbound.counts()).waiting ?? 0) + (await stack.inbound.streamLength(keys(stack.prefix).inboundIntake()));
 
     ctx.log(`ingestion: ${accepted} accepted, ${backlog} waiting; starting one worker to drain`);
     const counter = new CompletionCounter('inbound', stack.bullPrefix);

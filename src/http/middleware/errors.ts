@@ -1,5 +1,6 @@
 import type { Next } from 'koa';
 import { AppError, toAppError } from '../../errors.js';
+import type { Logger } from '../../observability/logger.js';
 import type { AppContext } from '../context.js';
 
 /**
@@ -24,6 +25,19 @@ function fromHttpError(err: unknown): AppError | null {
   return null;
 }
 
+/** What anything thrown while answering becomes; faults on our side (5xx) are logged. */
+export function errorFor(thrown: unknown, log: () => Logger | undefined): AppError {
+  const err = fromHttpError(thrown) ?? toAppError(thrown);
+  if (err.status >= 500) {
+    log()?.error('request failed', {
+      code: err.code,
+      error: err.cause instanceof Error ? err.cause.message : String(err.cause ?? err.message),
+      stack: err.status === 500 && err.cause instanceof Error ? err.cause.stack : undefined,
+    });
+  }
+  return err;
+}
+
 export function errorHandler() {
   return async (ctx: AppContext, next: Next): Promise<void> => {
     try {
@@ -34,14 +48,7 @@ export function errorHandler() {
         if (ctx.status === 405 || ctx.status === 501) throw new AppError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`);
       }
     } catch (thrown) {
-      const err = fromHttpError(thrown) ?? toAppError(thrown);
-      if (err.status >= 500) {
-        ctx.state.log?.error('request failed', {
-          code: err.code,
-          error: err.cause instanceof Error ? err.cause.message : String(err.cause ?? err.message),
-          stack: err.status === 500 && err.cause instanceof Error ? err.cause.stack : undefined,
-        });
-      }
+      const err = errorFor(thrown, () => ctx.state.log);
       ctx.status = err.status;
       // A body refused half-read (too large, corrupt compression) would leave the rest of the
       // upload stuck in the connection and stall the client's next request on it: close it.

@@ -5,6 +5,11 @@ import type { AppContext } from '../context.js';
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The caller's X-Request-Id when sane, else a new one. */
+export function requestIdFrom(incoming: string | undefined): string {
+  return incoming !== undefined && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+}
+
 /**
  * Gives every request an id (the caller's X-Request-Id when sane), a logger that stamps it on
  * every line, and one access-log line with method, route, status, duration and the user when
@@ -13,8 +18,7 @@ const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestContext(log: Logger, onFinish?: (ctx: AppContext, seconds: number) => void) {
   const accessLog = log.isLevelEnabled('http');
   return async (ctx: AppContext, next: Next): Promise<void> => {
-    const incoming = ctx.get('x-request-id');
-    const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdFrom(ctx.get('x-request-id'));
     ctx.state.requestId = requestId;
     // The child logger is made on first use: most requests log nothing but the access line.
     let child: Logger | undefined;
