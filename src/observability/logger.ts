@@ -18,10 +18,17 @@ export function createLogger(opts: { level: string; production: boolean; role: s
           return `${String(timestamp)} ${String(role)} ${level}: ${String(message)}${extra}${stack ? '\n' + String(stack) : ''}`;
         }),
       );
-  return winston.createLogger({
+  const logger = winston.createLogger({
     level: opts.level,
     defaultMeta: { role: opts.role, instance: opts.instance },
     format,
     transports: [new winston.transports.Console({ stderrLevels: ['error'] })],
   });
+  // winston builds and streams every entry before its level filter drops it; on the login and
+  // webhook paths that cost showed. Levels below the configured one become no-ops (children
+  // inherit them: winston's child loggers are prototype-linked to their parent).
+  for (const level of Object.keys(logger.levels)) {
+    if (!logger.isLevelEnabled(level)) (logger as unknown as Record<string, () => Logger>)[level] = () => logger;
+  }
+  return logger;
 }
