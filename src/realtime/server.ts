@@ -1,4 +1,4 @@
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
 import { createRedis } from '../redis/connection.js';
@@ -50,9 +50,18 @@ export function attachRealtime(httpServer: HttpServer, services: Services): Real
     if (typeof pinHash === 'string' && typeof pinId === 'string') deliverExpiry(io, pinHash, pinId);
   });
 
+  // Each connection keeps its first HTTP request alive by default (~4 KB of heap apiece); only
+  // the client IP is needed from it, so take that and let the request go (Socket.IO's memory
+  // guide). socket.handshake.headers is empty as a result.
+  const clientIps = new WeakMap<object, string>();
+  io.engine.on('connection', (raw: { request: IncomingMessage | null; remoteAddress: string }) => {
+    if (raw.request) clientIps.set(raw, socketIp(raw.request.headers, raw.remoteAddress, config.trustProxy));
+    raw.request = null;
+  });
+
   const throttle = new EventThrottle(services.limits.socketBudget());
   io.on('connection', (socket) => {
-    initSocketData(socket, socketIp(socket.handshake.headers, socket.handshake.address, config.trustProxy));
+    initSocketData(socket, clientIps.get(socket.conn) ?? socket.handshake.address);
     bindHandlers(socket, services, throttle);
   });
 
