@@ -1,5 +1,6 @@
 import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { parseBearer } from '../auth/bearer.js';
 
 /**
  * Who may post to the webhook. Configured methods (any one suffices):
@@ -56,9 +57,8 @@ export class WebhookAuth {
   }
 
   private jwtMatches(header: string): boolean {
-    const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
-    if (!m) return false;
-    const token = m[1]!;
+    const token = parseBearer(header);
+    if (token === null) return false;
     const now = Date.now();
     const known = this.verified.get(token);
     if (known !== undefined) {

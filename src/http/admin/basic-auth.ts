@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Next } from 'koa';
 import { AppError } from '../../errors.js';
 import type { AppContext } from '../context.js';
+import { parseBearer } from '../../auth/bearer.js';
 
 /**
  * Guards the operator pages. Secrets are compared as SHA-256 digests with timingSafeEqual, so
@@ -22,11 +23,6 @@ export function basicCredentials(header: string): string | null {
   return decoded.includes(':') ? decoded : null;
 }
 
-/** The token of an `Authorization: Bearer …` header, or null. */
-export function bearerToken(header: string): string | null {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return m ? m[1]! : null;
-}
 
 export interface AdminCredentials {
   /** basic auth is accepted only when both are set */
@@ -44,7 +40,7 @@ export function adminGuard(creds: AdminCredentials) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
     const header = ctx.get('authorization');
     const basic = basicCredentials(header);
-    const bearer = creds.bearer === undefined ? null : bearerToken(header);
+    const bearer = creds.bearer === undefined ? null : parseBearer(header);
     const ok =
       (basic !== null && expected !== null && secretEquals(basic, expected)) ||
       (bearer !== null && creds.bearer !== undefined && secretEquals(bearer, creds.bearer));

@@ -3,11 +3,9 @@ import { AppError } from '../../errors.js';
 import type { Sessions } from '../../auth/sessions.js';
 import type { TokenService } from '../../auth/tokens.js';
 import type { AppContext } from '../context.js';
+import { parseBearer } from '../../auth/bearer.js';
 
-export function bearerToken(ctx: AppContext): string | undefined {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
-  return m?.[1];
-}
+const bearerToken = (ctx: AppContext): string | undefined => parseBearer(ctx.get('authorization')) ?? undefined;
 
 /** Protected endpoints: a verified, unexpired access token whose session is still open. */
 export function authenticate(sessions: Sessions) {
