@@ -74,7 +74,7 @@ export class Limits {
   }
 }
 
-export async function consumeOrThrow(limiter: RateLimiterAbstract, key: string): Promise<void> {
+async function consumeOrThrow(limiter: RateLimiterAbstract, key: string): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (err) {

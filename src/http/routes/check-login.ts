@@ -13,8 +13,8 @@ export function registerCheckLoginRoute(router: AppRouter, services: Services, b
   router.post('/check-login', jsonBody(bodyLimit), async (ctx) => {
     const { pin } = validate.checkLogin(ctx.request.body);
     const outcome = await limits.guess(ctx.ip, 'PIN_NOT_FOUND', async () => {
-      await limits.consume('check', ctx.ip);
-      await limits.consume('checkPin', registrations.pinKey(pin));
+      // independent budgets: spent in one round trip's time (this endpoint is polled every second)
+      await Promise.all([limits.consume('check', ctx.ip), limits.consume('checkPin', registrations.pinKey(pin))]);
       return registrations.check(pin);
     });
     if (outcome.state === 'pending') {
