@@ -1,5 +1,5 @@
-# pin-auth image: one image for both roles (the command picks web or worker, as the Procfile does).
-FROM node:20-slim AS build
+# pin-auth image (Node 24 LTS): one image for both roles (the command picks web or worker, as the Procfile does).
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,7 +9,7 @@ COPY scripts ./scripts
 COPY test ./test
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-slim
+FROM node:24-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json ./

@@ -5,7 +5,8 @@ import { closeAgent } from './bench/load.js';
 import { parseArgs } from './bench/options.js';
 import { Sequence } from './bench/payloads.js';
 import { ROOT } from './bench/processes.js';
-import { rows, table, writeJson, type Figures } from './bench/report.js';
+import { writeHtml } from './bench/html.js';
+import { curveTables, rows, table, writeJson, type Figures } from './bench/report.js';
 import { endpoints } from './bench/scenarios/endpoints.js';
 import { ingestion } from './bench/scenarios/ingestion.js';
 import { login } from './bench/scenarios/login.js';
@@ -13,10 +14,11 @@ import { memory } from './bench/scenarios/memory.js';
 import { Stack } from './bench/stack.js';
 
 /**
- * `npm run bench [-- --quick] [-- --only=ingestion,login,endpoints,memory] [-- --profile]`:
- * the service (two web nodes, one worker, built JavaScript, production settings) on loopback
- * beside a bare Koa baseline, every figure printed beside its target and written to
- * bench/results/latest.json. Build first (`npm run build`); this builds nothing.
+ * `npm run bench [-- --quick] [-- --only=ingestion,login,endpoints,memory] [-- --profile] [-- --out=dir]`:
+ * the service (two web nodes, one to four workers, built JavaScript, production settings) on
+ * loopback beside a bare Koa baseline, every figure printed beside its target, the curves as
+ * tables, all written to bench/results/latest.json and drawn in latest.html beside it.
+ * Build first (`npm run build`); this builds nothing.
  */
 let opts: ReturnType<typeof parseArgs>;
 try {
@@ -46,7 +48,7 @@ process.once('SIGINT', interrupt);
 process.once('SIGTERM', interrupt);
 
 try {
-  log(`${opts.quick ? 'quick' : 'full'} run, prefix ${stack.prefix}, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`);
+  log(`${opts.mode} run, prefix ${stack.prefix}, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`);
   await stack.startWebs(2);
   for (const name of opts.scenarios) {
     if (name === 'ingestion') figures.ingestion = await ingestion(ctx);
@@ -65,22 +67,20 @@ try {
 }
 
 const all = rows(figures);
-process.stdout.write('\n' + table(all) + '\n\n');
-const file = path.join(ROOT, 'bench/results/latest.json');
-writeJson(
-  file,
-  {
-    mode: opts.quick ? 'quick' : 'full',
-    scenarios: opts.scenarios,
-    startedAt: new Date(started).toISOString(),
-    seconds: Math.round((Date.now() - started) / 100) / 10,
-    loadAverageBefore: loadBefore,
-    loadAverageAfter: os.loadavg(),
-    complete: !failed,
-  },
-  figures,
-  all,
-);
-log(`written to ${path.relative(process.cwd(), file)}`);
+process.stdout.write('\n' + table(all) + '\n\n' + curveTables(figures).join('\n\n') + '\n\n');
+const outDir = opts.outDir ?? path.join(ROOT, 'bench/results');
+const file = path.join(outDir, 'latest.json');
+const meta = {
+  mode: opts.mode,
+  scenarios: opts.scenarios,
+  startedAt: new Date(started).toISOString(),
+  seconds: Math.round((Date.now() - started) / 100) / 10,
+  loadAverageBefore: loadBefore,
+  loadAverageAfter: os.loadavg(),
+  complete: !failed,
+};
+writeJson(file, meta, figures, all);
+writeHtml(path.join(outDir, 'latest.html'), meta, figures, all);
+log(`written to ${path.relative(process.cwd(), file)} and latest.html beside it`);
 if (opts.profile) log(`CPU profiles in ${profileDir}: node dist/scripts/bench/profile-summary.js ${profileDir}`);
 process.exit(failed ? 1 : 0);

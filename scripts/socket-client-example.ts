@@ -5,23 +5,26 @@
  *
  *   npm run build && node dist/scripts/socket-client-example.js [http://127.0.0.1:3000]
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { io } from 'socket.io-client';
 
 const url = process.argv[2] ?? 'http://127.0.0.1:3000';
-const EMOJI = [...'🍎🚀🐱🐶🦊🐼🐨🐯🦁🐮🐸🐵🐧🦉🦄🐝🦋🐢🐙🐬🐳🦈🐘🦒🌵🌻🍕🎸🎲⚽'];
 
 // The PIN is the client's secret (whoever knows it can collect the tokens): long and random.
 const pin = randomBytes(18).toString('base64url');
-const emojiString = Array.from({ length: 5 }, () => EMOJI[randomInt(EMOJI.length)]).join('');
+// The server draws the emoji string; it is sent back on re-joins (the holder's proof).
+let emojiString: string | undefined;
 
 // websocket only: no sticky sessions needed in front of several nodes
 const socket = io(url, { transports: ['websocket'] });
 
 socket.on('connect', () => {
-  socket.emit('register-pin', { pin, emojiString }, (answer: { success: boolean; expiresIn?: number; error?: string; message?: string }) => {
-    if (answer.success) console.log(`Send this in WhatsApp within ${answer.expiresIn} s:  PIN: ${emojiString}`);
-    else console.error(`register-pin failed: ${answer.error} ${answer.message}`);
+  const ask = emojiString === undefined ? { pin } : { pin, emojiString };
+  socket.emit('register-pin', ask, (answer: { success: boolean; expiresIn?: number; emojiString?: string; error?: string; message?: string }) => {
+    if (answer.success) {
+      emojiString = answer.emojiString;
+      console.log(`Send this in WhatsApp within ${answer.expiresIn} s:  PIN: ${emojiString}`);
+    } else console.error(`register-pin failed: ${answer.error} ${answer.message}`);
   });
 });
 socket.on('auth-success', (result: { token: string; refreshToken: string; user: { name: string; phone: string } }) => {

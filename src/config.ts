@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { CATALOGUE, LANGUAGES, type ChatTexts, type Language } from './chat/catalogue.js';
+import { parseKeySet, type KeyMaterial, type SigningAlg } from './auth/key-material.js';
 
 /**
  * The one typed, validated view of the environment. Every variable the service reads is
@@ -6,6 +9,9 @@ import os from 'node:os';
  */
 
 export type MessagingProviderName = 'log' | 'evolution' | 'cloud';
+export type GatewayName = 'evolution' | 'cloud';
+/** Evolution API's outbound request shape: v1 `{number, textMessage: {text}}`, v2 `{number, text}`. */
+export type EvolutionApiVersion = 'v1' | 'v2';
 
 export interface RateLimitConfig {
   /** registrations per IP per minute */
@@ -24,34 +30,121 @@ export interface RateLimitConfig {
   replyPerMinute: number;
   /** socket events per connection per second */
   socketEventsPerSecond: number;
+  /** wrong admin / metrics credentials per IP group per 15 minutes before 429 */
+  adminFailuresPer15Minutes: number;
+  /** per-IP budgets group IPv6 addresses by this prefix length (IPv4: one address each) */
+  ipv6PrefixLength: number;
 }
+
+/** Who picks the emoji string: `client` (the client may, else the server) or `server` (always). */
+export type EmojiChoice = 'client' | 'server';
+
+export interface RegistrationPolicy {
+  emojiChoice: EmojiChoice;
+  /** emoji in a string the server draws */
+  emojiLength: number;
+  /** least estimated strength of a PIN, in bits (0: only the 4-character minimum) */
+  pinMinBits: number;
+}
+
+export interface RedisAddress {
+  host: string;
+  port: number;
+}
+
+/** Credentials of the data nodes (sentinel and cluster modes; a single Redis takes them from its URL). */
+export interface RedisAuth {
+  username: string | undefined;
+  password: string | undefined;
+}
+
+/**
+ * Where Redis is: one server (REDIS_URL), a primary found through Sentinel (REDIS_SENTINELS), or a
+ * Redis Cluster (REDIS_CLUSTER_NODES). Only the connection layer (src/redis/connection.ts) reads it.
+ */
+export type RedisTopology =
+  | { kind: 'single'; url: string }
+  | ({ kind: 'sentinel'; sentinels: RedisAddress[]; name: string; sentinelPassword: string | undefined } & RedisAuth)
+  | ({ kind: 'cluster'; nodes: RedisAddress[] } & RedisAuth);
 
 export interface Config {
   nodeEnv: string;
   production: boolean;
   port: number;
+  /** the single server's URL (also set, unused, in sentinel and cluster modes) */
   redisUrl: string;
+  redis: RedisTopology;
+  /**
+   * Replicas that must hold an accepted webhook (and a login's session) before the service
+   * answers for it (Redis WAIT); 0 = asynchronous replication only.
+   */
+  redisWait: { replicas: number; timeoutMs: number };
   keyPrefix: string;
+  /** HS256 secret (HS256 mode), and the PIN-hash key when PIN_HASH_KEY is unset */
   jwtSecret: string;
+  /** the algorithm tokens are signed with: the active key's when JWT_KEYS is set */
+  jwtAlgorithm: SigningAlg;
+  /** configured signing keys (JWT_KEYS / JWT_KEYS_FILE); empty: one is generated and kept in Redis */
+  jwtKeys: KeyMaterial[];
+  /** kid of the configured key that signs; the others only verify */
+  jwtActiveKid: string | undefined;
   jwtIssuer: string;
+  /** keys the PIN hashes: current, and the previous one still honoured during a rotation */
+  pinHashKey: string;
+  pinHashPreviousKey: string | undefined;
   accessTokenTtl: number;
   refreshTokenTtl: number;
   pinTtlSeconds: number;
+  registration: RegistrationPolicy;
   /** how long a verified result stays collectable after the login, at least */
   verifiedGraceSeconds: number;
   /** how long an expired PIN is remembered (answers 410 rather than 404) */
   expiredMemorySeconds: number;
+  /** a collected login can be collected again by a retry (same tokens) for this long */
+  collectRetrySeconds: number;
+  /** a refresh token presented again this soon after its rotation gets the same new pair */
+  refreshReuseSeconds: number;
+  /** how long a send-message Idempotency-Key is remembered */
+  idempotencyKeySeconds: number;
   instanceName: string;
   webhookSecret: string | undefined;
   webhookJwtKey: string | undefined;
+  /** static `Authorization: Bearer <key>` (Evolution 2.1–2.2 static headers) */
+  webhookBearerKey: string | undefined;
+  /** secret path segment: `/messaging-endpoint/<secret>[/<event>]` (Evolution's global webhook) */
+  webhookPathSecret: string | undefined;
   webhookVerifyToken: string | undefined;
+  /** the first of MESSAGING_PROVIDER (`log` when no gateway is configured) */
   messagingProvider: MessagingProviderName;
-  evolution: { url: string | undefined; apiKey: string | undefined; instance: string | undefined };
-  cloud: { token: string | undefined; phoneNumberId: string | undefined; graphApiUrl: string };
+  /** the gateways MESSAGING_PROVIDER names, in its order (empty: the log provider) */
+  gateways: GatewayName[];
+  /**
+   * Every configured channel (`evolution:<instance>`, `cloud:<phone_number_id>`, or `log`),
+   * the default first: the one /send-message uses when it names none.
+   */
+  channels: string[];
+  defaultChannel: string;
+  evolution: {
+    url: string | undefined;
+    apiKey: string | undefined;
+    /** the first of `instances` */
+    instance: string | undefined;
+    instances: string[];
+    apiVersion: EvolutionApiVersion;
+  };
+  cloud: {
+    token: string | undefined;
+    /** the first of `phoneNumberIds` */
+    phoneNumberId: string | undefined;
+    phoneNumberIds: string[];
+    graphApiUrl: string;
+  };
   outboundTimeoutMs: number;
   outboundPerSecond: number;
   outboundAttempts: number;
-  replies: { enabled: boolean; signedIn: string; unknownCode: string };
+  replies: ChatConfig;
+  /** ask the person in the chat (YES / NO) before a matched code signs anyone in */
+  loginConfirmation: boolean;
   adminUser: string | undefined;
   adminPassword: string | undefined;
   metricsToken: string | undefined;
@@ -65,6 +158,32 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** how often each process writes its metrics snapshot to Redis */
   metricsIntervalMs: number;
+  /** the login page at `/` (DEMO_PAGE) and the chat number it links to (WHATSAPP_NUMBER, digits only) */
+  demo: { enabled: boolean; whatsappNumber: string | undefined };
+  /** the OpenID Connect provider, when clients are configured */
+  oidc: OidcConfig | undefined;
+}
+
+/** An OpenID Connect client as oidc-provider takes it (client_id, redirect_uris, …). */
+export type OidcClientMetadata = { client_id: string; redirect_uris: string[] } & Record<string, unknown>;
+
+export interface OidcConfig {
+  /** the issuer URL; the provider is served under its path */
+  issuer: string;
+  mountPath: string;
+  clients: OidcClientMetadata[];
+  /** signs the provider's cookies (first signs, all verify); derived from PIN_HASH_KEY when unset */
+  cookieKeys: string[] | undefined;
+}
+
+/** The chat side: whether to reply, the product name and time zone shown, the texts. */
+export interface ChatConfig {
+  enabled: boolean;
+  appName: string;
+  language: Language;
+  /** IANA zone of the time in the confirmation question */
+  timeZone: string;
+  texts: ChatTexts;
 }
 
 export class ConfigError extends Error {}
@@ -111,6 +230,247 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw.replace(/\/+$/, '');
 }
 
+/** Variables that replace one catalogue text each. */
+const REPLY_VARIABLES: Record<keyof ChatTexts, string> = {
+  signedIn: 'REPLY_SIGNED_IN',
+  undoHint: 'REPLY_UNDO_HINT',
+  unknownCode: 'REPLY_UNKNOWN_CODE',
+  confirm: 'REPLY_CONFIRM',
+  denied: 'REPLY_DENIED',
+  nothingToConfirm: 'REPLY_NOTHING_TO_CONFIRM',
+  signedOut: 'REPLY_SIGNED_OUT',
+  usernameOnly: 'REPLY_USERNAME_ONLY',
+};
+
+function chatConfig(env: Env): ChatConfig {
+  const language = str(env, 'CHAT_LANGUAGE') ?? 'en';
+  if (!(LANGUAGES as readonly string[]).includes(language)) {
+    throw new ConfigError(`CHAT_LANGUAGE must be one of ${LANGUAGES.join(', ')}, got "${language}"`);
+  }
+  const timeZone = str(env, 'CHAT_TIME_ZONE') ?? 'UTC';
+  try {
+    new Intl.DateTimeFormat('en', { timeZone });
+  } catch {
+    throw new ConfigError(`CHAT_TIME_ZONE must be an IANA time zone such as Europe/Lisbon, got "${timeZone}"`);
+  }
+  const base = CATALOGUE[language as Language];
+  const texts = { ...base };
+  for (const [field, name] of Object.entries(REPLY_VARIABLES) as Array<[keyof ChatTexts, string]>) {
+    texts[field] = str(env, name) ?? base[field];
+  }
+  return { enabled: bool(env, 'CHAT_REPLIES', true), appName: str(env, 'APP_NAME') ?? 'pin-auth', language: language as Language, timeZone, texts };
+}
+
+/** `host:port,host:port` (REDIS_SENTINELS, REDIS_CLUSTER_NODES). */
+function addresses(env: Env, name: string): RedisAddress[] | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  return raw.split(',').map((part) => {
+    const m = /^\s*(\[[0-9a-fA-F:]+\]|[^\s:]+):(\d{1,5})\s*$/.exec(part);
+    const port = m ? Number(m[2]) : 0;
+    if (!m || port < 1 || port > 65535) throw new ConfigError(`${name} must be a comma-separated list of host:port, got "${part.trim()}"`);
+    return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+  });
+}
+
+function redisTopology(env: Env, redisUrl: string): RedisTopology {
+  const sentinels = addresses(env, 'REDIS_SENTINELS');
+  const nodes = addresses(env, 'REDIS_CLUSTER_NODES');
+  if (sentinels && nodes) throw new ConfigError('REDIS_SENTINELS and REDIS_CLUSTER_NODES are exclusive: set one');
+  const auth: RedisAuth = { username: str(env, 'REDIS_USERNAME'), password: str(env, 'REDIS_PASSWORD') };
+  // read whatever the mode, so a listing of the variables this module reads finds them
+  const name = str(env, 'REDIS_SENTINEL_NAME') ?? 'mymaster';
+  const sentinelPassword = str(env, 'REDIS_SENTINEL_PASSWORD');
+  if (sentinels) return { kind: 'sentinel', sentinels, name, sentinelPassword, ...auth };
+  if (nodes) return { kind: 'cluster', nodes, ...auth };
+  return { kind: 'single', url: redisUrl };
+
+}
+
+function secret(env: Env, name: string): string | undefined {
+  const v = str(env, name);
+  if (v !== undefined && v.length < 32) throw new ConfigError(`${name} must be at least 32 characters`);
+  return v;
+}
+
+const ALGORITHMS: SigningAlg[] = ['ES256', 'EdDSA', 'HS256'];
+
+/**
+ * Token signing and PIN hashing keys. Asymmetric (ES256 by default) unless JWT_ALGORITHM=HS256;
+ * keys from JWT_KEYS (inline JSON) or JWT_KEYS_FILE, else one generated once and kept in Redis.
+ * PINs are hashed with PIN_HASH_KEY, falling back to JWT_SECRET (how they were keyed before).
+ */
+function signingConfig(env: Env, production: boolean) {
+  const explicitAlg = str(env, 'JWT_ALGORITHM');
+  if (explicitAlg !== undefined && !ALGORITHMS.includes(explicitAlg as SigningAlg)) {
+    throw new ConfigError(`JWT_ALGORITHM must be one of ${ALGORITHMS.join(', ')}, got "${explicitAlg}"`);
+  }
+  const givenSecret = secret(env, 'JWT_SECRET');
+  const pinHashKey = secret(env, 'PIN_HASH_KEY');
+  if (production && explicitAlg === 'HS256' && givenSecret === undefined) {
+    throw new ConfigError('JWT_SECRET is required when NODE_ENV=production and JWT_ALGORITHM=HS256');
+  }
+  if (production && pinHashKey === undefined && givenSecret === undefined) {
+    throw new ConfigError('JWT_SECRET is required when NODE_ENV=production unless PIN_HASH_KEY is set (it keys the PIN hashes)');
+  }
+  const jwtSecret = givenSecret ?? DEV_JWT_SECRET;
+
+  const inline = str(env, 'JWT_KEYS');
+  const file = str(env, 'JWT_KEYS_FILE');
+  if (inline !== undefined && file !== undefined) throw new ConfigError('set JWT_KEYS or JWT_KEYS_FILE, not both');
+  let jwtKeys: KeyMaterial[] = [];
+  const source = inline !== undefined ? 'JWT_KEYS' : 'JWT_KEYS_FILE';
+  try {
+    if (inline !== undefined) jwtKeys = parseKeySet(inline);
+    if (file !== undefined) jwtKeys = parseKeySet(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`${source}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const jwtActiveKid = str(env, 'JWT_ACTIVE_KID');
+  let jwtAlgorithm = (explicitAlg ?? 'ES256') as SigningAlg;
+  if (jwtKeys.length > 0) {
+    if (explicitAlg === 'HS256') throw new ConfigError(`${source} holds asymmetric keys; JWT_ALGORITHM=HS256 signs with JWT_SECRET`);
+    const active = jwtActiveKid === undefined ? jwtKeys.find((k) => k.privateKey) : jwtKeys.find((k) => k.kid === jwtActiveKid);
+    if (!active) throw new ConfigError(jwtActiveKid ? `JWT_ACTIVE_KID "${jwtActiveKid}" is not in ${source}` : `${source} has no private key to sign with`);
+    if (!active.privateKey) throw new ConfigError(`JWT_ACTIVE_KID "${active.kid}" is a public key: the active key must be private`);
+    if (explicitAlg !== undefined && explicitAlg !== active.alg) {
+      throw new ConfigError(`JWT_ALGORITHM is ${explicitAlg} but the active key "${active.kid}" is ${active.alg}`);
+    }
+    jwtAlgorithm = active.alg;
+  } else if (jwtActiveKid !== undefined) {
+    throw new ConfigError('JWT_ACTIVE_KID is set but JWT_KEYS is not');
+  }
+  return {
+    jwtSecret,
+    jwtAlgorithm,
+    jwtKeys,
+    jwtActiveKid: jwtKeys.length > 0 ? (jwtActiveKid ?? jwtKeys.find((k) => k.privateKey)!.kid) : undefined,
+    pinHashKey: pinHashKey ?? jwtSecret,
+    pinHashPreviousKey: secret(env, 'PIN_HASH_PREVIOUS_KEY'),
+  };
+}
+
+/** A comma-separated list, blanks dropped, duplicates kept once. */
+function list(env: Env, name: string): string[] {
+  return [...new Set((str(env, name) ?? '').split(',').map((v) => v.trim()).filter((v) => v !== ''))];
+}
+
+/**
+ * The gateways and their channels. One gateway with one instance or number is configured as it
+ * always was (MESSAGING_PROVIDER=evolution + EVOLUTION_INSTANCE); several instances or numbers
+ * are lists (EVOLUTION_INSTANCES, WHATSAPP_PHONE_NUMBER_IDS), both gateways
+ * `MESSAGING_PROVIDER=evolution,cloud`. The default channel is DEFAULT_CHANNEL, else the first.
+ */
+function messagingConfig(env: Env): Pick<Config, 'messagingProvider' | 'gateways' | 'channels' | 'defaultChannel' | 'evolution' | 'cloud'> {
+  const named = list(env, 'MESSAGING_PROVIDER');
+  for (const p of named) {
+    if (p !== 'log' && p !== 'evolution' && p !== 'cloud') throw new ConfigError(`MESSAGING_PROVIDER must be log, evolution, cloud or evolution,cloud; got "${p}"`);
+  }
+  if (named.includes('log') && named.length > 1) throw new ConfigError('MESSAGING_PROVIDER=log goes alone: it stands for "no gateway"');
+  const gateways = named.filter((p): p is GatewayName => p !== 'log');
+
+  const version = str(env, 'EVOLUTION_API_VERSION') ?? 'v2';
+  if (version !== 'v1' && version !== 'v2') throw new ConfigError(`EVOLUTION_API_VERSION must be v1 or v2, got "${version}"`);
+  const instances = [...new Set([...list(env, 'EVOLUTION_INSTANCE'), ...list(env, 'EVOLUTION_INSTANCES')])];
+  const evolution = { url: url(env, 'EVOLUTION_API_URL', ['http:', 'https:']), apiKey: str(env, 'EVOLUTION_API_KEY'), instance: instances[0], instances, apiVersion: version as EvolutionApiVersion };
+  if (gateways.includes('evolution') && (!evolution.url || !evolution.apiKey || instances.length === 0)) {
+    throw new ConfigError('MESSAGING_PROVIDER=evolution needs EVOLUTION_API_URL, EVOLUTION_API_KEY and EVOLUTION_INSTANCE (or EVOLUTION_INSTANCES)');
+  }
+  const numbers = [...new Set([...list(env, 'WHATSAPP_PHONE_NUMBER_ID'), ...list(env, 'WHATSAPP_PHONE_NUMBER_IDS')])];
+  const badNumber = numbers.find((n) => !/^\d{1,32}$/.test(n));
+  if (badNumber !== undefined) throw new ConfigError(`WHATSAPP_PHONE_NUMBER_ID(S) must be digits (Meta's phone number id), got "${badNumber}"`);
+  const cloud = {
+    token: str(env, 'WHATSAPP_TOKEN'),
+    phoneNumberId: numbers[0],
+    phoneNumberIds: numbers,
+    graphApiUrl: url(env, 'GRAPH_API_URL', ['http:', 'https:']) ?? 'https://graph.facebook.com/v21.0',
+  };
+  if (gateways.includes('cloud') && (!cloud.token || numbers.length === 0)) {
+    throw new ConfigError('MESSAGING_PROVIDER=cloud needs WHATSAPP_TOKEN and WHATSAPP_PHONE_NUMBER_ID (or WHATSAPP_PHONE_NUMBER_IDS)');
+  }
+
+  const configured = gateways.flatMap((g) => (g === 'evolution' ? instances.map((i) => `evolution:${i}`) : numbers.map((n) => `cloud:${n}`)));
+  const all = configured.length === 0 ? ['log'] : configured;
+  const defaultChannel = str(env, 'DEFAULT_CHANNEL') ?? all[0]!;
+  if (!all.includes(defaultChannel)) throw new ConfigError(`DEFAULT_CHANNEL must be one of ${all.join(', ')}; got "${defaultChannel}"`);
+  return {
+    messagingProvider: gateways[0] ?? 'log',
+    gateways,
+    channels: [defaultChannel, ...all.filter((c) => c !== defaultChannel)],
+    defaultChannel,
+    evolution,
+    cloud,
+  };
+}
+
+/**
+ * OIDC_CLIENTS (JSON array of client metadata) or OIDC_CLIENTS_FILE turn the provider on;
+ * OIDC_ISSUER says where it lives (default http://localhost:PORT/oidc outside production).
+ */
+function oidcConfig(env: Env, production: boolean, port: number): OidcConfig | undefined {
+  const inline = str(env, 'OIDC_CLIENTS');
+  const file = str(env, 'OIDC_CLIENTS_FILE');
+  // read whatever is set, so a listing of the variables this module reads finds them
+  const rawIssuer = url(env, 'OIDC_ISSUER', ['http:', 'https:']);
+  const cookieKeys = str(env, 'OIDC_COOKIE_KEYS')?.split(',').map((k) => k.trim());
+  if (inline === undefined && file === undefined) return undefined;
+  if (inline !== undefined && file !== undefined) throw new ConfigError('set OIDC_CLIENTS or OIDC_CLIENTS_FILE, not both');
+  const source = inline !== undefined ? 'OIDC_CLIENTS' : 'OIDC_CLIENTS_FILE';
+  let clients: unknown;
+  try {
+    clients = JSON.parse(inline ?? readFileSync(file!, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`${source}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const valid = (c: unknown): c is OidcClientMetadata =>
+    typeof c === 'object' && c !== null && typeof (c as OidcClientMetadata).client_id === 'string' &&
+    Array.isArray((c as OidcClientMetadata).redirect_uris) && (c as OidcClientMetadata).redirect_uris.length > 0;
+  if (!Array.isArray(clients) || clients.length === 0 || !clients.every(valid)) {
+    throw new ConfigError(`${source} must be a JSON array of clients, each with client_id and redirect_uris`);
+  }
+  if (rawIssuer === undefined && production) throw new ConfigError('OIDC_ISSUER is required when OIDC clients are configured in production');
+  const issuer = rawIssuer ?? `http://localhost:${port}/oidc`;
+  const mountPath = new URL(issuer).pathname.replace(/\/+$/, '');
+  if (mountPath === '' || mountPath === '/.well-known') throw new ConfigError('OIDC_ISSUER must have a path of its own, e.g. https://auth.example.com/oidc');
+  if (cookieKeys?.some((k) => k.length < 32)) throw new ConfigError('OIDC_COOKIE_KEYS must be comma-separated keys of at least 32 characters');
+  if (str(env, 'JWT_ALGORITHM') === 'HS256') throw new ConfigError('the OpenID provider signs ID tokens with an asymmetric key: JWT_ALGORITHM=HS256 cannot be used with OIDC_CLIENTS');
+  return { issuer, mountPath, clients, cookieKeys };
+}
+
+/** Variables holding secrets: each must be at least MIN_SECRET_BYTES long in production. */
+const SECRET_VARIABLES = [
+  'JWT_SECRET',
+  'PIN_HASH_KEY',
+  'WEBHOOK_SECRET',
+  'WEBHOOK_JWT_KEY',
+  'WEBHOOK_BEARER_KEY',
+  'WEBHOOK_PATH_SECRET',
+  'WEBHOOK_VERIFY_TOKEN',
+  'ADMIN_PASSWORD',
+  'METRICS_TOKEN',
+];
+const MIN_SECRET_BYTES = 32;
+
+/**
+ * Secrets that would let one credential stand for another. WEBHOOK_JWT_KEY equal to JWT_SECRET
+ * makes every user's access token (HS256 with the same key) a valid webhook bearer, and the
+ * webhook signs in as any phone: refused in every environment. In production a secret shorter
+ * than 32 bytes (the HS256 key size) is refused too.
+ */
+function checkSecrets(env: Env, production: boolean, jwtSecret: string): void {
+  const webhookJwtKey = str(env, 'WEBHOOK_JWT_KEY');
+  if (webhookJwtKey !== undefined && webhookJwtKey === jwtSecret) {
+    throw new ConfigError('WEBHOOK_JWT_KEY must differ from JWT_SECRET (otherwise any access token passes as a webhook token)');
+  }
+  if (!production) return;
+  for (const name of SECRET_VARIABLES) {
+    const value = str(env, name);
+    if (value !== undefined && Buffer.byteLength(value, 'utf8') < MIN_SECRET_BYTES) {
+      throw new ConfigError(`${name} must be at least ${MIN_SECRET_BYTES} bytes when NODE_ENV=production`);
+    }
+  }
+}
+
 /** Parses and validates an environment. Throws ConfigError with one line on the first problem. */
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV') ?? 'development';
@@ -121,45 +481,27 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('KEY_PREFIX must be 1 to 64 characters of letters, digits, _ . or -');
   }
 
-  let jwtSecret = str(env, 'JWT_SECRET');
-  if (jwtSecret === undefined) {
-    if (production) throw new ConfigError('JWT_SECRET is required when NODE_ENV=production');
-    jwtSecret = DEV_JWT_SECRET;
-  } else if (jwtSecret.length < 32) {
-    throw new ConfigError('JWT_SECRET must be at least 32 characters');
-  }
+  const { jwtSecret, jwtAlgorithm, jwtKeys, jwtActiveKid, pinHashKey, pinHashPreviousKey } = signingConfig(env, production);
 
   const webhookSecret = str(env, 'WEBHOOK_SECRET');
   const webhookJwtKey = str(env, 'WEBHOOK_JWT_KEY');
-  if (production && webhookSecret === undefined && webhookJwtKey === undefined) {
+  const webhookBearerKey = str(env, 'WEBHOOK_BEARER_KEY');
+  if (webhookBearerKey !== undefined && webhookBearerKey.length < 16) {
+    throw new ConfigError('WEBHOOK_BEARER_KEY must be at least 16 characters');
+  }
+  const webhookPathSecret = str(env, 'WEBHOOK_PATH_SECRET');
+  if (webhookPathSecret !== undefined && !/^[A-Za-z0-9_-]{16,256}$/.test(webhookPathSecret)) {
+    // it travels in the URL: only characters that need no escaping, and enough of them to guess none
+    throw new ConfigError('WEBHOOK_PATH_SECRET must be 16 to 256 characters of letters, digits, _ or -');
+  }
+  if (production && [webhookSecret, webhookJwtKey, webhookBearerKey, webhookPathSecret].every((v) => v === undefined)) {
     throw new ConfigError(
-      'WEBHOOK_SECRET or WEBHOOK_JWT_KEY is required when NODE_ENV=production (an open webhook lets anyone sign in as anyone)',
+      'One of WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY or WEBHOOK_PATH_SECRET is required when NODE_ENV=production (an open webhook lets anyone sign in as anyone)',
     );
   }
+  checkSecrets(env, production, jwtSecret);
 
-  const provider = str(env, 'MESSAGING_PROVIDER') ?? 'log';
-  if (provider !== 'log' && provider !== 'evolution' && provider !== 'cloud') {
-    throw new ConfigError(`MESSAGING_PROVIDER must be log, evolution or cloud, got "${provider}"`);
-  }
-  const evolution = {
-    url: url(env, 'EVOLUTION_API_URL', ['http:', 'https:']),
-    apiKey: str(env, 'EVOLUTION_API_KEY'),
-    instance: str(env, 'EVOLUTION_INSTANCE'),
-  };
-  if (provider === 'evolution' && (!evolution.url || !evolution.apiKey || !evolution.instance)) {
-    throw new ConfigError(
-      'MESSAGING_PROVIDER=evolution needs EVOLUTION_API_URL, EVOLUTION_API_KEY and EVOLUTION_INSTANCE',
-    );
-  }
-  const cloud = {
-    token: str(env, 'WHATSAPP_TOKEN'),
-    phoneNumberId: str(env, 'WHATSAPP_PHONE_NUMBER_ID'),
-    graphApiUrl: url(env, 'GRAPH_API_URL', ['http:', 'https:']) ?? 'https://graph.facebook.com/v21.0',
-  };
-  if (provider === 'cloud' && (!cloud.token || !cloud.phoneNumberId)) {
-    throw new ConfigError('MESSAGING_PROVIDER=cloud needs WHATSAPP_TOKEN and WHATSAPP_PHONE_NUMBER_ID');
-  }
-
+  const messaging = messagingConfig(env);
   const adminUser = str(env, 'ADMIN_USER');
   const adminPassword = str(env, 'ADMIN_PASSWORD');
   if (adminPassword !== undefined && adminUser === undefined) {
@@ -178,35 +520,70 @@ export function loadConfig(env: Env = process.env): Config {
     'redis://127.0.0.1:6379';
 
   const pinTtlSeconds = int(env, 'PIN_TTL_SECONDS', 180, 1, 86400);
+  const port = int(env, 'PORT', 3000, 0, 65535);
+
+  // wa.me wants the number as digits only; people write it with + and spaces
+  const whatsappNumber = str(env, 'WHATSAPP_NUMBER')?.replace(/[\s()+-]/g, '');
+  if (whatsappNumber !== undefined && !/^[1-9][0-9]{6,14}$/.test(whatsappNumber)) {
+    throw new ConfigError('WHATSAPP_NUMBER must be a phone number in international format, e.g. +15551234567');
+  }
+
+  const replies = chatConfig(env);
+  const loginConfirmation = bool(env, 'LOGIN_CONFIRMATION', false);
+  if (loginConfirmation && !replies.enabled) {
+    throw new ConfigError('LOGIN_CONFIRMATION=on needs CHAT_REPLIES on: the question is a chat reply');
+  }
+
+  // Production defaults close both oracles (SECURITY.md): the server draws emoji strings, and
+  // PINs must be strong enough that guessing one at the rate limits is hopeless.
+  const emojiChoice = str(env, 'EMOJI_CHOICE') ?? (production ? 'server' : 'client');
+  if (emojiChoice !== 'client' && emojiChoice !== 'server') {
+    throw new ConfigError(`EMOJI_CHOICE must be client or server, got "${emojiChoice}"`);
+  }
 
   return {
     nodeEnv,
     production,
-    port: int(env, 'PORT', 3000, 0, 65535),
+    port,
     redisUrl,
+    redis: redisTopology(env, redisUrl),
+    redisWait: {
+      replicas: int(env, 'REDIS_WAIT_REPLICAS', 0, 0, 16),
+      timeoutMs: int(env, 'REDIS_WAIT_TIMEOUT_MS', 1000, 10, 60000),
+    },
     keyPrefix,
     jwtSecret,
+    jwtAlgorithm,
+    jwtKeys,
+    jwtActiveKid,
+    pinHashKey,
+    pinHashPreviousKey,
     jwtIssuer: str(env, 'JWT_ISSUER') ?? 'pin-auth',
     accessTokenTtl: int(env, 'ACCESS_TOKEN_TTL', 900, 1, 86400 * 7),
     refreshTokenTtl: int(env, 'REFRESH_TOKEN_TTL', 2592000, 1, 86400 * 365),
     pinTtlSeconds,
+    registration: {
+      emojiChoice,
+      emojiLength: int(env, 'EMOJI_LENGTH', 8, 4, 16),
+      pinMinBits: int(env, 'PIN_MIN_BITS', production ? 64 : 0, 0, 512),
+    },
     verifiedGraceSeconds: int(env, 'VERIFIED_GRACE_SECONDS', 60, 1, 3600),
     expiredMemorySeconds: int(env, 'EXPIRED_MEMORY_SECONDS', 3600, 1, 86400 * 7),
+    collectRetrySeconds: int(env, 'COLLECT_RETRY_SECONDS', 20, 0, 300),
+    refreshReuseSeconds: int(env, 'REFRESH_REUSE_SECONDS', 10, 0, 300),
+    idempotencyKeySeconds: int(env, 'IDEMPOTENCY_KEY_SECONDS', 86400, 60, 86400 * 7),
     instanceName: str(env, 'INSTANCE_NAME') ?? str(env, 'DYNO') ?? os.hostname(),
     webhookSecret,
     webhookJwtKey,
+    webhookBearerKey,
+    webhookPathSecret,
     webhookVerifyToken: str(env, 'WEBHOOK_VERIFY_TOKEN'),
-    messagingProvider: provider,
-    evolution,
-    cloud,
+    ...messaging,
     outboundTimeoutMs: int(env, 'OUTBOUND_TIMEOUT_MS', 10000, 100, 120000),
     outboundPerSecond: int(env, 'OUTBOUND_PER_SECOND', 20, 1, 10000),
     outboundAttempts: int(env, 'OUTBOUND_ATTEMPTS', 8, 1, 50),
-    replies: {
-      enabled: bool(env, 'CHAT_REPLIES', true),
-      signedIn: str(env, 'REPLY_SIGNED_IN') ?? "You're signed in.",
-      unknownCode: str(env, 'REPLY_UNKNOWN_CODE') ?? 'That code is unknown or has expired. Please request a new one in the app.',
-    },
+    replies,
+    loginConfirmation,
     adminUser,
     adminPassword,
     metricsToken: str(env, 'METRICS_TOKEN'),
@@ -225,12 +602,18 @@ export function loadConfig(env: Env = process.env): Config {
       sendPerMinute: int(env, 'RATE_SEND_PER_MINUTE', 30, 1, 1e6),
       replyPerMinute: int(env, 'RATE_REPLY_PER_MINUTE', 5, 1, 1e6),
       socketEventsPerSecond: int(env, 'RATE_SOCKET_EVENTS_PER_SECOND', 20, 1, 1e6),
+      adminFailuresPer15Minutes: int(env, 'RATE_ADMIN_FAILURES_PER_15_MINUTES', 10, 1, 1e6),
+      ipv6PrefixLength: int(env, 'RATE_IPV6_PREFIX', 64, 1, 128),
     },
     inboundConcurrency: int(env, 'INBOUND_CONCURRENCY', 64, 1, 1000),
     stalledIntervalMs: int(env, 'STALLED_INTERVAL_MS', 30000, 500, 600000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 25000, 100, 600000),
     metricsIntervalMs: int(env, 'METRICS_INTERVAL_MS', 5000, 100, 600000),
+    demo: { enabled: bool(env, 'DEMO_PAGE', true), whatsappNumber },
+    oidc: oidcConfig(env, production, port),
   };
 }
 
-export const DEV_SECRET_IN_USE = (c: Config): boolean => c.jwtSecret === DEV_JWT_SECRET;
+/** The fixed development secret signs tokens (HS256) or keys PIN hashes. */
+export const DEV_SECRET_IN_USE = (c: Config): boolean =>
+  c.pinHashKey === DEV_JWT_SECRET || (c.jwtAlgorithm === 'HS256' && c.jwtSecret === DEV_JWT_SECRET);

@@ -8,13 +8,18 @@ export const ERROR_STATUS = {
   AUTHENTICATION_FAILED: 401,
   REFRESH_TOKEN_EXPIRED: 401,
   FORBIDDEN: 403,
+  LOGIN_DENIED: 403,
+  LOGIN_FAILED: 410,
   PIN_NOT_FOUND: 404,
   NOT_FOUND: 404,
+  SESSION_NOT_FOUND: 404,
+  MESSAGE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   PIN_CONFLICT: 409,
   PIN_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  IDEMPOTENCY_KEY_REUSED: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   NETWORK_ERROR: 503,
@@ -27,16 +32,21 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   AUTHENTICATION_FAILED: 'Authentication failed',
   REFRESH_TOKEN_EXPIRED: 'The refresh token has expired',
   FORBIDDEN: 'Not allowed',
+  LOGIN_DENIED: 'The person refused this sign-in in the chat',
+  LOGIN_FAILED: 'The sign-in could not be completed; start again with a new registration',
   PIN_NOT_FOUND: 'The PIN does not exist',
   NOT_FOUND: 'Not found',
+  SESSION_NOT_FOUND: 'No such session',
+  MESSAGE_NOT_FOUND: 'No such message',
   METHOD_NOT_ALLOWED: 'Method not allowed',
   PIN_CONFLICT: 'The PIN or emoji string is already held by another active registration',
   PIN_EXPIRED: 'The PIN has expired',
   PAYLOAD_TOO_LARGE: 'The request body is too large',
   UNSUPPORTED_MEDIA_TYPE: 'Unsupported content type',
+  IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was already used with a different request body',
   RATE_LIMITED: 'Too many requests',
   INTERNAL_ERROR: 'Internal error',
-  NETWORK_ERROR: 'A backing service is unreachable; the request was not accepted',
+  NETWORK_ERROR: 'A backing service is unavailable; the request was not accepted, retry later',
 };
 
 export interface ErrorBody {
@@ -50,7 +60,7 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly details: unknown;
-  /** seconds, for RATE_LIMITED */
+  /** seconds, for RATE_LIMITED and NETWORK_ERROR (sent as Retry-After) */
   readonly retryAfter: number | undefined;
 
   constructor(code: ErrorCode, message?: string, opts: { details?: unknown; retryAfter?: number; cause?: unknown } = {}) {
@@ -59,7 +69,8 @@ export class AppError extends Error {
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.details = opts.details;
-    this.retryAfter = opts.retryAfter;
+    // a 503 always says when to come back
+    this.retryAfter = opts.retryAfter ?? (code === 'NETWORK_ERROR' ? 1 : undefined);
   }
 
   toBody(): ErrorBody {
@@ -69,20 +80,64 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * Why Redis could not take a command, from the errors ioredis, BullMQ and rate-limiter-flexible
+ * raise. `timeout` is the one case where the command may still have run (it was sent; the
+ * answer was late): every write is built to be retried safely for that reason.
+ */
+export type RedisFault = 'unreachable' | 'timeout' | 'out-of-memory' | 'read-only' | 'loading' | 'persistence-failing' | 'busy';
+
+const FAULT_PATTERNS: [RegExp, RedisFault][] = [
+  [/Command timed out/, 'timeout'],
+  [/^OOM |OOM command not allowed/, 'out-of-memory'],
+  // rate-limiter-flexible's MULTI: a command refused inside it (OOM) aborts the transaction
+  [/EXECABORT|Transaction discarded/, 'out-of-memory'],
+  [/READONLY|MASTERDOWN|NOREPLICAS/, 'read-only'],
+  [/^LOADING|LOADING Redis is loading/, 'loading'],
+  [/MISCONF/, 'persistence-failing'],
+  [/^BUSY|TRYAGAIN|CLUSTERDOWN/, 'busy'],
+  // a cluster or Sentinel between primaries
+  [/Stream isn't writeable|enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|Reached the max retries|connect ETIMEDOUT|Redis not ready|All sentinels are unreachable|Failed to refresh slots cache/, 'unreachable'],
+];
+
+/** The kind of Redis fault an error is, or null when it is something else. */
+export function redisFault(err: unknown): RedisFault | null {
+  if (!(err instanceof Error)) return null;
+  const msg = err.message;
+  for (const [pattern, fault] of FAULT_PATTERNS) if (pattern.test(msg)) return fault;
+  const code = (err as { code?: string }).code;
+  return code === 'ECONNREFUSED' || code === 'ECONNRESET' ? 'unreachable' : null;
+}
+
 /** Errors of ioredis / BullMQ that mean "Redis could not take this", answered 503. */
 export function isRedisUnavailable(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const msg = err.message;
-  return (
-    /Stream isn't writeable|enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Reached the max retries|connect ETIMEDOUT|Command timed out|LOADING|MISCONF|OOM command not allowed|READONLY/.test(
-      msg,
-    ) || (err as { code?: string }).code === 'ECONNREFUSED'
-  );
+  return redisFault(err) !== null;
 }
+
+/**
+ * Retry-After of a 503, seconds: a dropped connection or a late answer is usually over within a
+ * second; a full, read-only or loading Redis needs an operator or a failover, so clients wait longer.
+ */
+const FAULT_RETRY_AFTER: Record<RedisFault, number> = {
+  unreachable: 1,
+  timeout: 1,
+  busy: 1,
+  'out-of-memory': 5,
+  'read-only': 5,
+  loading: 5,
+  'persistence-failing': 5,
+};
 
 /** Normalises anything thrown into an AppError; unknown faults become INTERNAL_ERROR. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  if (isRedisUnavailable(err)) return new AppError('NETWORK_ERROR', undefined, { cause: err });
+  const fault = redisFault(err);
+  if (fault === 'timeout') {
+    return new AppError('NETWORK_ERROR', 'The store answered too late; the request may have been applied, and retrying it is safe', {
+      cause: err,
+      retryAfter: FAULT_RETRY_AFTER.timeout,
+    });
+  }
+  if (fault !== null) return new AppError('NETWORK_ERROR', undefined, { cause: err, retryAfter: FAULT_RETRY_AFTER[fault] });
   return new AppError('INTERNAL_ERROR', undefined, { cause: err });
 }

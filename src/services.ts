@@ -1,17 +1,21 @@
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { Sessions } from './auth/sessions.js';
+import { loadKeyRing } from './auth/key-ring.js';
 import { TokenService } from './auth/tokens.js';
+import { DeliveryTracker } from './messaging/delivery.js';
 import { WebhookAuth } from './messaging/webhook-auth.js';
 import type { Logger } from './observability/logger.js';
 import { ExpirySchedule } from './queues/expiry-schedule.js';
 import { createQueues, type Queues } from './queues/queues.js';
 import { createRedis } from './redis/connection.js';
 import { keys as makeKeys, type Keys } from './redis/keys.js';
+import { createReplicaBarrier, type ReplicaBarrier } from './redis/replicas.js';
 import { Scripts } from './redis/scripts.js';
 import { PinHasher } from './registrations/pin.js';
 import { Registrations } from './registrations/service.js';
 import { Limits } from './security/limits.js';
+import { Probes } from './security/probes.js';
 
 /**
  * The object graph shared by every role: one fail-fast Redis connection for commands and queue
@@ -28,26 +32,39 @@ export interface Services {
   sessions: Sessions;
   registrations: Registrations;
   limits: Limits;
+  /** wrong guesses, collisions and refusals: warn logs now, metrics once the role attaches them */
+  probes: Probes;
   webhookAuth: WebhookAuth;
+  /** waits for REDIS_WAIT_REPLICAS replicas before a promise is made (no-op when 0) */
+  replicas: ReplicaBarrier;
+  /** delivery records of outbound messages (GET /messages/:id, status webhooks) */
+  delivery: DeliveryTracker;
+  /** loads what needs Redis before the first request or job: the generated signing key */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
 export function createServices(config: Config, log: Logger, role: string): Services {
-  const redis = createRedis(config.redisUrl, 'command', `pinauth:${role}:${config.instanceName}`);
+  const redis = createRedis(config.redis, 'command', `pinauth:${role}:${config.instanceName}`);
   const keys = makeKeys(config.keyPrefix);
+  const replicas = createReplicaBarrier(config.redis, {
+    ...config.redisWait,
+    key: keys.replicaBarrier(),
+    name: `pinauth:${role}-wait:${config.instanceName}`,
+  });
   const scripts = new Scripts(redis);
   const queues = createQueues(redis, keys.bull(), config.outboundAttempts);
   // Without a listener BullMQ prints connection errors as raw stack traces on stderr.
   for (const q of queues.all()) q.on('error', (err) => log.warn('queue connection error', { queue: q.name, error: err.message }));
-  const tokens = new TokenService({
-    secret: config.jwtSecret,
-    issuer: config.jwtIssuer,
-    accessTtl: config.accessTokenTtl,
-    refreshTtl: config.refreshTokenTtl,
-  });
-  const registrations = new Registrations(redis, scripts, keys, new PinHasher(config.jwtSecret), new ExpirySchedule(queues.expiry), {
+  const tokens = new TokenService({ issuer: config.jwtIssuer, accessTtl: config.accessTokenTtl, refreshTtl: config.refreshTokenTtl });
+  const pinHasher = new PinHasher(config.pinHashKey, config.pinHashPreviousKey);
+  const limits = new Limits(redis, keys, config.rateLimits);
+  const probes = new Probes(log);
+  const registrations = new Registrations(redis, scripts, keys, pinHasher, new ExpirySchedule(queues.expiry), limits, probes, {
     pinTtlSeconds: config.pinTtlSeconds,
     expiredMemorySeconds: config.expiredMemorySeconds,
+    collectRetrySeconds: config.collectRetrySeconds,
+    policy: config.registration,
   });
   return {
     config,
@@ -57,12 +74,24 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     scripts,
     queues,
     tokens,
-    sessions: new Sessions(redis, scripts, keys, tokens),
+    sessions: new Sessions(redis, scripts, keys, tokens, config.refreshReuseSeconds),
     registrations,
-    limits: new Limits(redis, keys, config.rateLimits),
-    webhookAuth: new WebhookAuth({ secret: config.webhookSecret, jwtKey: config.webhookJwtKey }),
+    limits,
+    probes,
+    delivery: new DeliveryTracker(redis, scripts, keys),
+    webhookAuth: new WebhookAuth({
+      secret: config.webhookSecret,
+      jwtKey: config.webhookJwtKey,
+      bearerKey: config.webhookBearerKey,
+      pathSecret: config.webhookPathSecret,
+    }),
+    replicas,
+    async ready() {
+      tokens.useKeys(await loadKeyRing(config, redis, keys));
+    },
     async close() {
       await queues.close().catch(() => undefined);
+      replicas.close();
       redis.disconnect();
     },
   };

@@ -25,16 +25,27 @@ export interface BlastResult {
   seconds: number;
 }
 
-/** Sends `next()` requests to `url` over `connections` keep-alive connections for `seconds`. */
-export async function blast(url: string, next: () => RequestSpec, opts: { seconds: number; connections: number }): Promise<BlastResult> {
+export interface BlastOptions {
+  connections: number;
+  /** run for this long… */
+  seconds?: number;
+  /** …or until this many requests were answered (takes precedence) */
+  amount?: number;
+  /** every answer's status and body (e.g. to put a rotated token back in a pool) */
+  onBody?: (status: number, body: string) => void;
+}
+
+/** Sends `next()` requests to `url` over `connections` keep-alive connections, closed loop. */
+export async function blast(url: string, next: () => RequestSpec, opts: BlastOptions): Promise<BlastResult> {
   const latencies: number[] = [];
   const first = next();
+  const { onBody } = opts;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
         url,
         connections: opts.connections,
-        duration: opts.seconds,
+        ...(opts.amount !== undefined ? { amount: opts.amount } : { duration: opts.seconds ?? 1 }),
         pipelining: 1,
         timeout: 10,
         requests: [
@@ -45,6 +56,7 @@ export async function blast(url: string, next: () => RequestSpec, opts: { second
               const spec = next();
               return { ...req, method: spec.method, path: spec.path, body: spec.body, headers: spec.headers };
             },
+            ...(onBody ? { onResponse: (status: number, body: string) => onBody(status, body) } : {}),
           },
         ],
       },

@@ -1,10 +1,14 @@
 /**
- * Command line and run sizes. `--quick` keeps every scenario but shortens it (under a minute);
- * the full run takes more samples (under five). `--only a,b` runs some scenarios;
- * `--profile` starts the service with `node --cpu-prof` (profiles in bench/profiles/).
+ * Command line and run sizes. `--quick` keeps every scenario but shortens it (under a minute on
+ * a quiet 2-core machine); the full run takes more samples and draws the curves out to their
+ * full range (10,000 sockets, 100,000 registrations). `--smoke` is the tiny size the report test
+ * uses (every code path, no meaningful figure). `--only a,b` runs some scenarios; `--profile`
+ * starts the service with `node --cpu-prof`; `--out=<dir>` writes latest.json and latest.html
+ * there instead of bench/results/.
  */
 export const SCENARIOS = ['ingestion', 'login', 'endpoints', 'memory'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
+export type Mode = 'full' | 'quick' | 'smoke';
 
 export interface Sizes {
   /** baseline/service alternations, and seconds of load in each */
@@ -13,56 +17,102 @@ export interface Sizes {
   warmupSeconds: number;
   /** autocannon connections for every closed-loop blast */
   connections: number;
-  /** open-loop webhook rate for the end-to-end latency, and for how long */
-  loginRate: number;
+  /** offered webhook rates (logins/s) of the latency curve; it stops at the first saturated one */
+  loginRates: number[];
+  /** seconds each rate is held, and how much of the start is warm-up (left out of p50/p99) */
   loginSeconds: number;
-  /** logins queued for the one-worker throughput run */
+  loginWarmupSeconds: number;
+  /** worker processes for the throughput curve, and the backlog each count drains */
+  workerCounts: number[];
   workerLogins: number;
+  /** endpoints: baseline/service alternations and seconds of each */
+  endpointRounds: number;
   endpointSeconds: number;
-  registrations: number;
-  idleSockets: number;
+  /** logins prepared for the check-login (verified) run, one consumed per request */
+  verifiedLogins: number;
+  /** active registrations at each point of the Redis memory curve (cumulative) */
+  registrationPoints: number[];
+  /** logins for the bytes-per-session figure */
+  sessionLogins: number;
+  /** idle sockets on web-1 at each point of the RSS curve (cumulative) */
+  socketPoints: number[];
   drainTimeoutMs: number;
 }
 
 export interface BenchOptions {
-  quick: boolean;
+  mode: Mode;
   profile: boolean;
   scenarios: ScenarioName[];
   sizes: Sizes;
+  /** directory for latest.json and latest.html; undefined: bench/results */
+  outDir: string | undefined;
 }
 
 const QUICK: Sizes = {
   ingestionRounds: 2,
-  ingestionSeconds: 2,
-  warmupSeconds: 1,
+  ingestionSeconds: 1,
+  warmupSeconds: 0.3,
   connections: 32,
-  loginRate: 500,
-  loginSeconds: 3,
-  workerLogins: 2000,
-  endpointSeconds: 2,
-  registrations: 5000,
-  idleSockets: 2000,
+  loginRates: [250, 500, 1000, 2000, 4000],
+  loginSeconds: 1,
+  loginWarmupSeconds: 0.3,
+  workerCounts: [1, 2, 4],
+  workerLogins: 1200,
+  endpointRounds: 1,
+  endpointSeconds: 1,
+  verifiedLogins: 1000,
+  registrationPoints: [1000, 2000, 4000],
+  sessionLogins: 300,
+  socketPoints: [0, 500, 1000, 2000],
   drainTimeoutMs: 30_000,
 };
 
 const FULL: Sizes = {
   ingestionRounds: 3,
   ingestionSeconds: 5,
-  warmupSeconds: 3,
+  warmupSeconds: 2,
   connections: 32,
-  loginRate: 500,
-  loginSeconds: 10,
+  loginRates: [250, 500, 1000, 1500, 2000, 3000, 4000, 6000],
+  loginSeconds: 5,
+  loginWarmupSeconds: 2,
+  workerCounts: [1, 2, 4],
   workerLogins: 10_000,
-  endpointSeconds: 5,
-  registrations: 10_000,
-  idleSockets: 2000,
-  drainTimeoutMs: 90_000,
+  endpointRounds: 3,
+  endpointSeconds: 3,
+  verifiedLogins: 6000,
+  registrationPoints: [1000, 10_000, 25_000, 50_000, 100_000],
+  sessionLogins: 5000,
+  socketPoints: [0, 1000, 2500, 5000, 7500, 10_000],
+  drainTimeoutMs: 120_000,
+};
+
+/** Every code path on the smallest sizes: what the report test runs (figures meaningless). */
+const SMOKE: Sizes = {
+  ingestionRounds: 1,
+  ingestionSeconds: 0.3,
+  warmupSeconds: 0.2,
+  connections: 4,
+  loginRates: [50, 100],
+  loginSeconds: 0.6,
+  loginWarmupSeconds: 0.2,
+  workerCounts: [1, 2],
+  workerLogins: 60,
+  endpointRounds: 1,
+  endpointSeconds: 0.3,
+  verifiedLogins: 40,
+  registrationPoints: [50, 100],
+  sessionLogins: 20,
+  socketPoints: [0, 20, 40],
+  drainTimeoutMs: 20_000,
 };
 
 export function parseArgs(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick');
+  const smoke = argv.includes('--smoke');
+  if (quick && smoke) throw new Error('--quick and --smoke exclude each other');
   const profile = argv.includes('--profile');
   const onlyArg = argv.find((a) => a.startsWith('--only='));
+  const outArg = argv.find((a) => a.startsWith('--out='));
   let scenarios: ScenarioName[] = [...SCENARIOS];
   if (onlyArg) {
     const wanted = onlyArg.slice('--only='.length).split(',');
@@ -70,8 +120,10 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
     scenarios = SCENARIOS.filter((s) => wanted.includes(s));
   }
-  const known = new Set(['--quick', '--profile']);
-  const stray = argv.filter((a) => !known.has(a) && !a.startsWith('--only='));
-  if (stray.length > 0) throw new Error(`unknown argument ${stray.join(' ')} (use --quick, --profile, --only=${SCENARIOS.join(',')})`);
-  return { quick, profile, scenarios, sizes: quick ? QUICK : FULL };
+  const known = new Set(['--quick', '--smoke', '--profile']);
+  const stray = argv.filter((a) => !known.has(a) && !a.startsWith('--only=') && !a.startsWith('--out='));
+  if (stray.length > 0) throw new Error(`unknown argument ${stray.join(' ')} (use --quick, --profile, --only=${SCENARIOS.join(',')}, --out=<dir>)`);
+  const mode: Mode = smoke ? 'smoke' : quick ? 'quick' : 'full';
+  const sizes = mode === 'smoke' ? SMOKE : mode === 'quick' ? QUICK : FULL;
+  return { mode, profile, scenarios, sizes, outDir: outArg ? outArg.slice('--out='.length) : undefined };
 }

@@ -1,6 +1,6 @@
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
-import { now, percentile } from './stats.js';
+import { now, percentile, sleep } from './stats.js';
 
 /**
  * The benchmark's own view of Redis: its prefix (cleaned afterwards), memory figures, and a
@@ -190,13 +190,11 @@ export class QueueProbe {
 
   /** Entries of a stream (the web's intake stream: accepted messages not yet on the queue). */
   async streamLength(key: string): Promise<number> {
-    const client = new Redis(REDIS_URL);
-    try {
-      return await client.xlen(key);
-    } finally {
-      client.disconnect();
-    }
+    this.client ??= benchRedis();
+    return this.client.xlen(key);
   }
+
+  private client: Redis | undefined;
 
   counts(): Promise<Record<string, number>> {
     return this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
@@ -232,7 +230,32 @@ export class QueueProbe {
     return this.queue.getWorkersCount();
   }
 
+  /**
+   * Resolves once the intake stream is empty and (with `andQueue`) no job waits or runs;
+   * rejects after `timeoutMs`.
+   */
+  async drained(intakeKey: string, timeoutMs: number, andQueue: boolean): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const streamLeft = await this.streamLength(intakeKey);
+      const c = andQueue ? await this.counts() : {};
+      if (streamLeft === 0 && (c.waiting ?? 0) + (c.active ?? 0) + (c.prioritized ?? 0) === 0) return;
+      if (Date.now() > deadline) throw new Error(`not drained after ${timeoutMs} ms: ${streamLeft} in the intake stream, ${JSON.stringify(c)}`);
+      await sleep(50);
+    }
+  }
+
+  /** Holds the queue: workers take no job (the pump still adds them), until resume(). */
+  pause(): Promise<void> {
+    return this.queue.pause();
+  }
+
+  resume(): Promise<void> {
+    return this.queue.resume();
+  }
+
   close(): Promise<void> {
+    this.client?.disconnect();
     return this.queue.close();
   }
 }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { startBaseline } from './baseline.js';
 import { answers, freePort, procfileScript, rssBytes, spawnNode, stopChild, waitUntil, type Child } from './processes.js';
 import { benchRedis, cleanPrefix, QueueProbe, REDIS_URL } from './redis.js';
 
 /**
- * The service under test: two web nodes and (when asked) one worker, started from the built
- * JavaScript as production runs it, under a KEY_PREFIX of the benchmark's own, with rate limits
+ * The service under test (and the bare Koa baseline beside it): two web nodes and (when asked) one worker, started from the built
+ * JavaScript as production runs it (several workers for the scaling curve), under a KEY_PREFIX of the benchmark's own, with rate limits
  * raised so they never answer for the load generator.
  */
 const RAISED_LIMITS: Record<string, string> = {
@@ -30,7 +31,8 @@ export class Stack {
   readonly bullPrefix = `${this.prefix}:bull`;
   readonly webhookSecret = randomBytes(24).toString('base64url');
   readonly webs: Child[] = [];
-  worker: Child | undefined;
+  /** the running worker processes */
+  readonly workers: Child[] = [];
   readonly inbound: QueueProbe;
   /** RSS of each web node once it first served, bytes */
   readonly startRss = new Map<string, number>();
@@ -44,10 +46,16 @@ export class Stack {
       REDIS_URL,
       KEY_PREFIX: this.prefix,
       JWT_SECRET: randomBytes(32).toString('base64url'),
+      // ES256 with a generated key unless the caller picks another (JWT_ALGORITHM=HS256 npm run bench compares)
+      ...(process.env.JWT_ALGORITHM ? { JWT_ALGORITHM: process.env.JWT_ALGORITHM } : {}),
       WEBHOOK_SECRET: this.webhookSecret,
       CHAT_REPLIES: 'false',
       // nothing expires during the run: expiry work would disturb the figures
       PIN_TTL_SECONDS: '900',
+      // the load generator picks its own PINs and emoji strings (it sends the chat messages
+      // without reading each answer); a drawn string costs the same one script call
+      EMOJI_CHOICE: 'client',
+      PIN_MIN_BITS: '0',
       ...RAISED_LIMITS,
     };
     this.inbound = new QueueProbe('inbound', this.bullPrefix);
@@ -71,27 +79,51 @@ export class Stack {
     );
   }
 
-  /** Starts the worker and resolves once it serves the inbound queue. */
-  async startWorker(): Promise<Child> {
-    if (this.worker) throw new Error('a worker is already running');
-    const before = await this.inbound.workers();
-    this.workerCount++;
-    const workerCmd = procfileScript('worker');
-    const worker = spawnNode(`worker-${this.workerCount}`, workerCmd.script, { ...this.env, PORT: '0', INSTANCE_NAME: `bench-worker-${this.workerCount}` }, [...workerCmd.nodeArgs, ...this.opts.nodeArgs]);
-    this.worker = worker;
-    this.opts.onStart?.(worker.name, worker.pid);
-    await waitUntil(worker, async () => (await this.inbound.workers()) > before);
-    return worker;
+  /** The first running worker process, if any. */
+  get worker(): Child | undefined {
+    return this.workers[0];
   }
 
-  /** Graceful stop (active jobs finish); jobs posted meanwhile wait in Redis. */
-  async stopWorker(): Promise<void> {
-    const worker = this.worker;
-    this.worker = undefined;
-    if (!worker) return;
-    await stopChild(worker);
-    if (worker.tail().trim()) this.printed.push(`${worker.name}: ${worker.tail().trim().split('\n').slice(-3).join(' | ')}`);
+  /** Starts one worker process and resolves once it serves the inbound queue. */
+  async startWorker(): Promise<Child> {
+    const [worker] = await this.startWorkers(1);
+    return worker!;
   }
+
+  /** Starts `count` worker processes side by side; resolves once every one serves the inbound queue. */
+  async startWorkers(count: number): Promise<Child[]> {
+    const before = await this.inbound.workers();
+    const workerCmd = procfileScript('worker');
+    const started = Array.from({ length: count }, () => {
+      const n = ++this.workerCount;
+      const env = { ...this.env, PORT: '0', INSTANCE_NAME: `bench-worker-${n}` };
+      const worker = spawnNode(`worker-${n}`, workerCmd.script, env, [...workerCmd.nodeArgs, ...this.opts.nodeArgs]);
+      this.workers.push(worker);
+      this.opts.onStart?.(worker.name, worker.pid);
+      return worker;
+    });
+    await Promise.all(started.map((w) => waitUntil(w, async () => (await this.inbound.workers()) >= before + count)));
+    return started;
+  }
+
+  /** Graceful stop of every worker (active jobs finish); jobs posted meanwhile wait in Redis. */
+  async stopWorkers(): Promise<void> {
+    const stopping = this.workers.splice(0);
+    await Promise.all(
+      stopping.map(async (worker) => {
+        await stopChild(worker);
+        if (worker.tail().trim()) this.printed.push(`${worker.name}: ${worker.tail().trim().split('\n').slice(-3).join(' | ')}`);
+      }),
+    );
+  }
+
+  /** The bare Koa baseline, started on first use and kept for the run (stopped with the stack). */
+  baseline(): Promise<Child> {
+    this.baselineChild ??= startBaseline();
+    return this.baselineChild;
+  }
+
+  private baselineChild: Promise<Child> | undefined;
 
   /** The last lines each process printed, if any. */
   output(): string[] {
@@ -103,7 +135,8 @@ export class Stack {
 
   /** Stops every process and deletes every key under the prefix. */
   async stop(): Promise<number> {
-    await Promise.all([...this.webs.map((w) => stopChild(w)), this.stopWorker()]);
+    const baseline = await this.baselineChild?.catch(() => undefined);
+    await Promise.all([...this.webs.map((w) => stopChild(w)), this.stopWorkers(), baseline ? stopChild(baseline) : undefined]);
     for (const w of this.webs) if (w.tail().trim()) this.printed.push(`${w.name}: ${w.tail().trim().split('\n').slice(-3).join(' | ')}`);
     await this.inbound.close().catch(() => undefined);
     const redis = benchRedis();

@@ -4,17 +4,44 @@ import type { Keys } from '../redis/keys.js';
 import type { Scripts } from '../redis/scripts.js';
 import { newShortId } from './ids.js';
 import type { User } from './login-result.js';
+import { decodeOrigin } from './origin.js';
 import type { TokenClaims, TokenService } from './tokens.js';
 
 /**
- * Sessions: each login opens one in Redis (`sess:<sid>` = user id + current refresh jti).
- * An access token is good while its session is open; refresh rotates the jti; any older jti
- * presented again is a spent token, and closes the session (reuse detection).
+ * Sessions: each login opens one in Redis (`sess:<sid>` = user id, current refresh jti,
+ * created, last used, origin). An access token is good while its session is open; refresh
+ * rotates the jti; any older jti presented again is a spent token, and closes the session
+ * (reuse detection), except within a short leeway after its rotation, when it gets the same new
+ * pair again (a retried request). Each user's sessions are indexed (`usess:<userId>`), so the person can
+ * list them and close one or all of them; closing a session refuses its tokens at once.
  */
 export interface IssuedPair {
   token: string;
   refreshToken: string;
 }
+
+/** A session as its owner sees it (GET /sessions). */
+export interface SessionView {
+  id: string;
+  /** ISO 8601 */
+  createdAt: string;
+  /** the last login or token refresh of the session (ISO 8601) */
+  lastUsedAt: string;
+  expiresAt: string;
+  device: string;
+  /** the signing-in request's address, host part masked */
+  ip: string;
+  /** the session of the token making this request */
+  current: boolean;
+}
+
+/**
+ * Open sessions kept per user; the login past it closes the oldest. Bounds the index (and a
+ * phone's sessions) however often someone signs in within the refresh-token lifetime.
+ */
+export const MAX_SESSIONS_PER_USER = 100;
+
+const iso = (ms: string): string => new Date(Number(ms) || 0).toISOString();
 
 export class Sessions {
   constructor(
@@ -22,6 +49,8 @@ export class Sessions {
     private readonly scripts: Scripts,
     private readonly keys: Keys,
     private readonly tokens: TokenService,
+    /** a refresh retried this soon after its rotation gets the same new pair */
+    private readonly reuseSeconds = 0,
   ) {}
 
   /** Verifies a bearer access token and that its session is still open. */
@@ -49,26 +78,68 @@ export class Sessions {
     return this.rotate(access.sub, access.sid, '*');
   }
 
+  /**
+   * The pair is signed before the script runs: the script keeps it for the retry leeway, so a
+   * retry of this very refresh (its answer lost to a timeout) gets the same pair, not "reuse".
+   */
   private async rotate(userId: string, sid: string, presentedJti: string): Promise<IssuedPair> {
     const user = await this.user(userId);
-    const newJti = newShortId();
-    const outcome = await this.scripts.string('rotate-session', [
+    const issued = this.tokens.issuePair(userId, sid, user.roles, newShortId());
+    const pair: IssuedPair = { token: issued.token, refreshToken: issued.refreshToken };
+    const [outcome, kept = ''] = await this.scripts.strings('rotate-session', [
       this.keys.prefix,
       sid,
       userId,
       presentedJti,
-      newJti,
+      issued.refreshJti,
       this.tokens.refreshTtl * 1000,
+      JSON.stringify(pair),
+      this.reuseSeconds * 1000,
     ]);
+    if (outcome === 'again') return JSON.parse(kept) as IssuedPair;
     if (outcome === 'reuse') throw new AppError('AUTHENTICATION_FAILED', 'Refresh token already used; session closed');
     if (outcome !== 'ok') throw new AppError('AUTHENTICATION_FAILED', 'Session closed');
-    const pair = this.tokens.issuePair(userId, sid, user.roles, newJti);
-    return { token: pair.token, refreshToken: pair.refreshToken };
+    return pair;
   }
 
   async logout(access: TokenClaims, id: string): Promise<void> {
     if (access.sub !== id) throw new AppError('FORBIDDEN', 'Cannot log out another user');
-    await this.redis.del(this.keys.session(access.sid));
+    await this.end(access.sub, access.sid);
+  }
+
+  /** The user's open sessions, oldest first. */
+  async list(userId: string, currentSid: string): Promise<SessionView[]> {
+    const flat = await this.scripts.strings('list-sessions', [this.keys.prefix, userId]);
+    const out: SessionView[] = [];
+    for (let i = 0; i + 4 < flat.length; i += 5) {
+      const origin = decodeOrigin(flat[i + 3]);
+      out.push({
+        id: flat[i]!,
+        createdAt: iso(flat[i + 1]!),
+        lastUsedAt: iso(flat[i + 2]!),
+        expiresAt: iso(flat[i + 4]!),
+        device: origin.device,
+        ip: origin.ip,
+        current: flat[i] === currentSid,
+      });
+    }
+    return out;
+  }
+
+  /** Closes one of the user's sessions; false when there is none of that id (or it is another user's). */
+  async end(userId: string, sid: string): Promise<boolean> {
+    return (await this.scripts.number('end-sessions', [this.keys.prefix, userId, sid])) > 0;
+  }
+
+  /** Sign out everywhere: closes every session of the user at once; returns how many. */
+  async endAll(userId: string): Promise<number> {
+    return this.scripts.number('end-sessions', [this.keys.prefix, userId, '*']);
+  }
+
+  /** STOP from a phone in the chat: every session of that phone's user; 0 when it has no account. */
+  async endAllOfPhone(phone: string): Promise<number> {
+    const userId = await this.redis.get(this.keys.userByPhone(phone));
+    return userId ? this.endAll(userId) : 0;
   }
 
   async user(id: string): Promise<User> {

@@ -1,11 +1,13 @@
-import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
-import jwt, { type JwtPayload } from 'jsonwebtoken';
 import { AppError } from '../errors.js';
 import { newShortId } from './ids.js';
+import type { KeyRing } from './key-ring.js';
 
 /**
- * Access and refresh JWTs (HS256, algorithm pinned on verify). The key is a KeyObject built
- * once: jsonwebtoken signs ~70x faster with it than with a string secret.
+ * Access and refresh JWTs, signed with the key ring's active key (ES256 by default, EdDSA, or
+ * HS256 by configuration) and verified with whichever ring key the token's `kid` names, its
+ * algorithm pinned to that key. Both directions use node:crypto on KeyObjects prepared once:
+ * a login signs two tokens on the worker's hot path, and jsonwebtoken neither knows EdDSA nor
+ * verifies ES256 as fast (measured: 101 µs vs 78 µs per ES256 verification).
  */
 export type TokenType = 'access' | 'refresh';
 
@@ -18,6 +20,8 @@ export interface TokenClaims {
   exp: number;
   iss: string;
   roles?: string[];
+  /** never issued by us; honoured if present */
+  nbf?: number;
 }
 
 export interface TokenPair {
@@ -27,43 +31,63 @@ export interface TokenPair {
 }
 
 export interface TokenSettings {
-  secret: string;
   issuer: string;
   accessTtl: number;
   refreshTtl: number;
 }
 
-const ALGORITHMS: jwt.Algorithm[] = ['HS256'];
-const HS256_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
-function isClaims(p: string | JwtPayload): p is JwtPayload & TokenClaims {
+function isClaims(p: unknown): p is TokenClaims {
+  if (typeof p !== 'object' || p === null) return false;
+  const c = p as Record<string, unknown>;
   return (
-    typeof p === 'object' &&
-    typeof p.sub === 'string' &&
-    (p.typ === 'access' || p.typ === 'refresh') &&
-    typeof p.jti === 'string' &&
-    typeof p.sid === 'string' &&
-    typeof p.exp === 'number'
+    typeof c.sub === 'string' &&
+    (c.typ === 'access' || c.typ === 'refresh') &&
+    typeof c.jti === 'string' &&
+    typeof c.sid === 'string' &&
+    typeof c.exp === 'number' &&
+    (c.nbf === undefined || typeof c.nbf === 'number')
   );
 }
 
-export class TokenService {
-  private readonly key: KeyObject;
+function parseSegment(segment: string): unknown {
+  if (!SEGMENT.test(segment)) return undefined;
+  try {
+    return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
 
-  constructor(private readonly settings: TokenSettings) {
-    this.key = createSecretKey(Buffer.from(settings.secret, 'utf8'));
+const invalid = (): AppError => new AppError('AUTHENTICATION_FAILED', 'Invalid or expired token');
+
+export class TokenService {
+  private ring: KeyRing | undefined;
+
+  constructor(
+    private readonly settings: TokenSettings,
+    ring?: KeyRing,
+  ) {
+    this.ring = ring;
+  }
+
+  /** Installs the ring (at start, once Redis has given the generated key if there is one). */
+  useKeys(ring: KeyRing): void {
+    this.ring = ring;
+  }
+
+  get keys(): KeyRing {
+    // Only reachable if a request or job arrives before the ring loaded: Redis is not there yet.
+    if (!this.ring) throw new AppError('NETWORK_ERROR', 'Signing keys are not loaded yet');
+    return this.ring;
   }
 
   get refreshTtl(): number {
     return this.settings.refreshTtl;
   }
 
-  /**
-   * Signs a pair for a session. The refresh jti is chosen by the caller (it is stored in the
-   * session). Signing is done here, not by jsonwebtoken: HS256 is one HMAC over a fixed header
-   * and the claims, and a login signs two tokens on the worker's hot path. Verification stays
-   * with jsonwebtoken (algorithm pinned).
-   */
+  /** Signs a pair for a session. The refresh jti is chosen by the caller (it is stored in the session). */
   issuePair(userId: string, sid: string, roles: string[], refreshJti: string): TokenPair {
     const iat = Math.floor(Date.now() / 1000);
     const iss = this.settings.issuer;
@@ -73,32 +97,38 @@ export class TokenService {
   }
 
   private sign(claims: TokenClaims): string {
-    const unsigned = `${HS256_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-    return `${unsigned}.${createHmac('sha256', this.key).update(unsigned).digest('base64url')}`;
+    const key = this.keys.active;
+    const unsigned = `${key.header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+    return `${unsigned}.${key.sign(unsigned)}`;
   }
 
   /**
-   * Verifies signature, algorithm, issuer and type. `allowExpired` lets /refresh-token accept a
-   * lapsed access token as proof of identity. Failures are AUTHENTICATION_FAILED, except an
-   * expired refresh token, which is REFRESH_TOKEN_EXPIRED.
+   * Verifies key, algorithm, signature, issuer, time and type. `allowExpired` lets
+   * /refresh-token accept a lapsed access token as proof of identity. Failures are
+   * AUTHENTICATION_FAILED, except an expired refresh token, which is REFRESH_TOKEN_EXPIRED.
    */
   verify(token: string, typ: TokenType, opts: { allowExpired?: boolean } = {}): TokenClaims {
-    let payload: string | JwtPayload;
-    try {
-      payload = jwt.verify(token, this.key, {
-        algorithms: ALGORITHMS,
-        issuer: this.settings.issuer,
-        ignoreExpiration: opts.allowExpired === true,
-      });
-    } catch (err) {
-      if (err instanceof jwt.TokenExpiredError && typ === 'refresh') {
-        throw new AppError('REFRESH_TOKEN_EXPIRED');
-      }
-      throw new AppError('AUTHENTICATION_FAILED', 'Invalid or expired token');
+    const first = token.indexOf('.');
+    const last = token.lastIndexOf('.');
+    if (first <= 0 || last !== token.indexOf('.', first + 1) || last === token.length - 1) throw invalid();
+    const header = parseSegment(token.slice(0, first));
+    if (typeof header !== 'object' || header === null) throw invalid();
+    const { alg, kid, crit } = header as Record<string, unknown>;
+    const key = this.keys.find(kid);
+    // The key decides the algorithm: a token naming an ES256 key with alg HS256 (keyed with the
+    // public key, the classic confusion) or alg none never reaches a signature check.
+    if (key === undefined || alg !== key.alg || crit !== undefined) throw invalid();
+    const signature = token.slice(last + 1);
+    if (!SEGMENT.test(signature) || !key.verify(token.slice(0, last), Buffer.from(signature, 'base64url'))) throw invalid();
+    const claims = parseSegment(token.slice(first + 1, last));
+    if (!isClaims(claims) || claims.iss !== this.settings.issuer) throw invalid();
+    const now = Math.floor(Date.now() / 1000);
+    if (claims.nbf !== undefined && claims.nbf > now) throw invalid();
+    if (now >= claims.exp && opts.allowExpired !== true) {
+      if (claims.typ === 'refresh' && typ === 'refresh') throw new AppError('REFRESH_TOKEN_EXPIRED');
+      throw invalid();
     }
-    if (!isClaims(payload) || payload.typ !== typ) {
-      throw new AppError('AUTHENTICATION_FAILED', 'Invalid or expired token');
-    }
-    return payload;
+    if (claims.typ !== typ) throw invalid();
+    return claims;
   }
 }

@@ -4,6 +4,7 @@ import { createProcessMetrics, type ProcessMetrics } from '../observability/metr
 import { startSnapshotPublisher, type SnapshotPublisher } from '../observability/snapshots.js';
 import { waitReady } from '../redis/connection.js';
 import { createServices, type Services } from '../services.js';
+import { bannerFacts, bannerText } from './banner.js';
 
 /**
  * What every entry point does first: read the config (one line and exit 1 when it is wrong),
@@ -17,6 +18,7 @@ export interface Bootstrapped {
   metrics: ProcessMetrics;
   /** writes this process's metrics into Redis for the web's /metrics */
   snapshots: SnapshotPublisher;
+  role: Role;
 }
 
 export type Role = 'web' | 'worker' | 'all';
@@ -25,6 +27,8 @@ export function bootstrap(role: Role): Bootstrapped {
   let config: Config;
   try {
     config = loadConfig();
+    // the connection layer speaks cluster (src/redis/connection.ts), the Lua scripts do not yet
+    if (config.redis.kind === 'cluster') throw new ConfigError('REDIS_CLUSTER_NODES: cluster mode is not available yet (see docs/scaling.md)');
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`pin-auth: configuration error: ${err.message}\n`);
@@ -33,7 +37,10 @@ export function bootstrap(role: Role): Bootstrapped {
     throw err;
   }
   const log = createLogger({ level: config.logLevel, production: config.production, role, instance: config.instanceName });
-  if (DEV_SECRET_IN_USE(config)) log.warn('JWT_SECRET is not set: using a fixed development secret. Never do this in production.');
+  if (DEV_SECRET_IN_USE(config)) log.warn('JWT_SECRET (or PIN_HASH_KEY) is not set: using a fixed development secret. Never do this in production.');
+  if (config.jwtAlgorithm !== 'HS256' && config.jwtKeys.length === 0) {
+    log.warn(`JWT_KEYS is not set: tokens are signed with a ${config.jwtAlgorithm} key generated at first start and kept in Redis (docs/tokens.md)`);
+  }
   if (!config.webhookSecret && !config.webhookJwtKey) {
     log.warn('WEBHOOK_SECRET and WEBHOOK_JWT_KEY are not set: anyone who can reach the webhook can sign in as anyone.');
   }
@@ -48,16 +55,36 @@ export function bootstrap(role: Role): Bootstrapped {
     intervalMs: config.metricsIntervalMs,
     log,
   });
-  return { config, log, services, metrics, snapshots };
+  return { config, log, services, metrics, snapshots, role };
 }
 
-/** Waits (bounded) for Redis so the first requests don't fail needlessly; starts anyway after. */
+/**
+ * Logs the start-up banner once the roles run: readable lines in development, one JSON entry
+ * with the same facts in production (log collectors parse fields, not ASCII art).
+ */
+export function announce(b: Bootstrapped, port?: number): void {
+  const facts = bannerFacts(b.config, b.role, port);
+  if (b.config.production) b.log.info('pin-auth started', { ...facts });
+  else b.log.info(bannerText(facts));
+}
+
+/**
+ * Waits (bounded) for Redis so the first requests don't fail needlessly; starts anyway after.
+ * The signing keys are loaded meanwhile; a generated key needs Redis, so while it is missing
+ * the load is retried every second in the background (tokens answer 503 until then).
+ */
 export async function awaitRedis(b: Bootstrapped, timeoutMs = 10000): Promise<void> {
   try {
     await waitReady(b.services.redis, timeoutMs);
   } catch {
     b.log.warn('Redis is not reachable yet; starting anyway (requests answer 503 until it is)');
   }
+  const load = (): Promise<void> =>
+    b.services.ready().catch((err: unknown) => {
+      b.log.warn('signing keys not loaded yet; retrying', { error: String(err) });
+      setTimeout(() => void load(), 1000).unref();
+    });
+  await load();
 }
 
 /**

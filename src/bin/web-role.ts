@@ -1,11 +1,13 @@
 import http from 'node:http';
 import { adminMiddleware } from '../http/admin/index.js';
+import { AdminLoginThrottle } from '../http/admin/login-throttle.js';
 import { metricsHooks } from '../http/admin/request-metrics.js';
 import { createApp } from '../http/app.js';
-import { fastWebhook, WEBHOOK_PATH } from '../http/fast-webhook.js';
+import { fastWebhook } from '../http/fast-webhook.js';
 import { createWebhookAcceptor } from '../http/webhook-core.js';
 import { createClusterGauges } from '../observability/cluster-gauges.js';
 import { renderClusterMetrics } from '../observability/snapshots.js';
+import { oidcMiddleware } from '../oidc/interaction.js';
 import { attachRealtime, type Realtime } from '../realtime/server.js';
 import type { Bootstrapped } from './bootstrap.js';
 import { answerClientErrors } from '../security/client-errors.js';
@@ -13,6 +15,8 @@ import { answerClientErrors } from '../security/client-errors.js';
 export interface WebRole {
   server: http.Server;
   realtime: Realtime;
+  /** the port it listens on (PORT, or the one the system picked for PORT=0) */
+  port: number;
   stop(): Promise<void>;
 }
 
@@ -33,9 +37,13 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
       staleAfterMs: staleAfter(config.metricsIntervalMs),
     });
   const hooks = metricsHooks(metrics.web);
+  services.probes.attach(metrics.web);
   const acceptWebhook = createWebhookAcceptor(services, hooks.webhook);
-  const app = createApp(services, { ...hooks, acceptWebhook, before: adminMiddleware(config, services.queues.all(), render) });
-  const onDone = (status: number, seconds: number) => metrics.web.requestDone('POST', WEBHOOK_PATH, status, seconds);
+  const oidc = config.oidc ? oidcMiddleware(services, config.oidc) : undefined;
+  const throttle = new AdminLoginThrottle(services.redis, services.keys, config.rateLimits.adminFailuresPer15Minutes, config.rateLimits.ipv6PrefixLength, log);
+  const app = createApp(services, { ...hooks, acceptWebhook, oidc, before: adminMiddleware(config, services.queues.all(), render, throttle) });
+  if (config.oidc) log.info('OpenID provider enabled', { issuer: config.oidc.issuer, clients: config.oidc.clients.length });
+  const onDone = (route: string, status: number, seconds: number) => metrics.web.requestDone('POST', route, status, seconds);
   const server = http.createServer(await fastWebhook({ accept: acceptWebhook, log, onDone }, app.callback()));
   // Longer than any load balancer's idle timeout (Heroku's router: 55 s), so it closes first.
   server.keepAliveTimeout = 61_000;
@@ -55,11 +63,13 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
   metrics.web.setSocketSource(() => realtime.connections());
   await new Promise<void>((resolve) => server.listen(config.port, resolve));
   const address = server.address();
-  log.info('web listening', { port: typeof address === 'object' && address ? address.port : config.port });
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  log.info('web listening', { port });
 
   return {
     server,
     realtime,
+    port,
     async stop() {
       // No new connections; requests in flight finish. Socket.IO clients lose their transport
       // at once (not a server "disconnect", which would stop them reconnecting) and reconnect

@@ -14,6 +14,7 @@ export function startWorker(b: Bootstrapped): WorkerRole {
     onOutcome: (outcome, job) => m.inboundOutcome(outcome, job.receivedAt),
     onExpired: () => m.pinExpired(),
     onJobFinished: (queue, result) => m.jobFinished(queue, result),
+    onOutboundResult: (gateway, result) => m.outboundResult(gateway, result),
   });
   const pump = startIntakePump(b.services);
   b.log.info('workers started', { queues: host.workers.map((w) => w.name) });

@@ -6,14 +6,19 @@ import { corsAllowlist } from './middleware/cors.js';
 import { errorHandler } from './middleware/errors.js';
 import { requestContext } from './middleware/request-context.js';
 import { securityHeaders } from './middleware/security-headers.js';
+import { registerDemoRoutes } from '../demo/routes.js';
+import { registerDocsRoutes } from './routes/docs.js';
 import { registerCheckLoginRoute } from './routes/check-login.js';
 import { registerHealthRoute } from './routes/health.js';
+import { registerJwksRoute } from './routes/jwks.js';
 import { registerLogoutRoute } from './routes/logout.js';
+import { registerMessagesRoute } from './routes/messages.js';
 import { registerMessagingEndpointRoute } from './routes/messaging-endpoint.js';
 import { registerProfileRoute } from './routes/profile.js';
 import { registerRefreshTokenRoute } from './routes/refresh-token.js';
 import { registerRegisterPinRoute } from './routes/register-pin.js';
 import { registerSendMessageRoute } from './routes/send-message.js';
+import { registerSessionsRoutes } from './routes/sessions.js';
 import { createWebhookAcceptor, type AcceptWebhook, type WebhookHooks } from './webhook-core.js';
 
 export const API_BODY_LIMIT = '16kb';
@@ -26,9 +31,11 @@ export interface AppHooks {
   onRequest?: (ctx: AppContext, seconds: number) => void;
   /** extra middleware mounted before the API routes (dashboard, metrics, headers) */
   before?: Koa.Middleware<AppState>[];
+  /** the OpenID provider under its own path (before the API's headers: its pages set their own) */
+  oidc?: Koa.Middleware<AppState>;
 }
 
-/** The Koa application: request context, one error handler, the spec's routes. */
+/** The Koa application: request context, one error handler, the API's routes. */
 export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppState> {
   const app = new Koa<AppState>();
   if (services.config.trustProxy) {
@@ -39,23 +46,38 @@ export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppStat
   app.silent = true;
   app.use(requestContext(services.log, hooks.onRequest));
   app.use(errorHandler());
+  if (hooks.oidc) app.use(hooks.oidc);
   // Headers are set before anything can fail, so error responses carry them too.
   app.use(securityHeaders());
   const cors = corsAllowlist(services.config.corsOrigins);
   if (cors) app.use(cors);
   for (const mw of hooks.before ?? []) app.use(mw);
 
+  const router = createRouter(services, hooks.acceptWebhook ?? createWebhookAcceptor(services, hooks.webhook));
+  app.use(router.routes());
+  // not `throw: true`: the thrown error would lose the Allow header (errors.ts answers instead)
+  app.use(router.allowedMethods());
+  return app;
+}
+
+/**
+ * Every route of the API and the pages. Each one is described in src/openapi/paths.ts, and
+ * test/openapi/routes.test.ts compares this router's routes with that list.
+ */
+export function createRouter(services: Services, acceptWebhook: AcceptWebhook): Router<AppState> {
   const router = new Router<AppState>();
   registerHealthRoute(router, services);
+  registerJwksRoute(router, services);
   registerRegisterPinRoute(router, services, API_BODY_LIMIT);
   registerCheckLoginRoute(router, services, API_BODY_LIMIT);
   registerRefreshTokenRoute(router, services, API_BODY_LIMIT);
   registerProfileRoute(router, services);
   registerLogoutRoute(router, services, API_BODY_LIMIT);
   registerSendMessageRoute(router, services, API_BODY_LIMIT);
-  registerMessagingEndpointRoute(router, services, hooks.acceptWebhook ?? createWebhookAcceptor(services, hooks.webhook));
-  app.use(router.routes());
-  // not `throw: true`: the thrown error would lose the Allow header (errors.ts answers instead)
-  app.use(router.allowedMethods());
-  return app;
+  registerSessionsRoutes(router, services);
+  registerMessagesRoute(router, services);
+  registerMessagingEndpointRoute(router, services, acceptWebhook);
+  registerDocsRoutes(router);
+  if (services.config.demo.enabled) registerDemoRoutes(router, services.config);
+  return router;
 }

@@ -1,15 +1,29 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
-import { normaliseWebhook, type IgnoreReason } from '../messaging/inbound.js';
+import type { StatusResult } from '../messaging/delivery.js';
+import { normaliseWebhook, type IgnoreReason, type StatusUpdate } from '../messaging/inbound.js';
 import { createIntake } from '../messaging/intake.js';
 import type { Logger } from '../observability/logger.js';
+import type { WebhookRoute } from '../messaging/webhook-path.js';
 import type { Services } from '../services.js';
 
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+/**
+ * How much of an over-limit body is read and thrown away so the gateway hears an answer it
+ * will not retry (Evolution retries a 413, or a connection closed under it, ten times). Past
+ * this the connection is closed: nothing legitimate is that large.
+ */
+export const WEBHOOK_DRAIN_LIMIT = 64 * 1024 * 1024;
+
+export type WebhookDropReason = 'too-large';
 
 export interface WebhookHooks {
   onRejected?: () => void;
   onIgnored?: (reason: IgnoreReason) => void;
+  /** a body dropped unread (answered 200 so the gateway does not retry it) */
+  onDropped?: (reason: WebhookDropReason) => void;
+  /** a status update of one of our messages, recorded (or not: unknown, stale) */
+  onStatus?: (update: StatusUpdate, result: StatusResult) => void;
 }
 
 /** The 200 body of an accepted webhook. */
@@ -17,21 +31,25 @@ export interface WebhookReceipt {
   received: true;
   accepted: number;
   ignored: number;
+  /** set when the body was dropped unread */
+  dropped?: WebhookDropReason;
 }
 
 /** Reads one webhook request and answers it: a receipt, or a thrown AppError. */
-export type AcceptWebhook = (req: IncomingMessage, log: () => Logger) => Promise<WebhookReceipt>;
+export type AcceptWebhook = (req: IncomingMessage, route: WebhookRoute, log: () => Logger) => Promise<WebhookReceipt>;
+
+class TooLarge extends Error {}
 
 /** `application/json` or any `<type>/<subtype>+json`, parameters allowed (what Koa's `ctx.is` accepts). */
 const JSON_TYPE = /^(?:application\/json|[\w.!#$%&'*^`|~-]+\/[\w.!#$%&'*^`|~-]+\+json)\s*(?:;|$)/i;
 
 /**
- * The exact bytes of the body, up to the limit: 413 as soon as the declared or received length
- * passes it (the rest is left unread; the caller closes the connection).
+ * The exact bytes of the body, up to the limit: TooLarge as soon as the declared or received
+ * length passes it (the rest is left unread: see drain).
  */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (declared > limit) return Promise.reject(new AppError('PAYLOAD_TOO_LARGE'));
+  if (declared > limit) return Promise.reject(new TooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -40,7 +58,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (size > limit) {
         done();
         req.pause();
-        reject(new AppError('PAYLOAD_TOO_LARGE'));
+        reject(new TooLarge());
       } else chunks.push(chunk);
     };
     const onEnd = (): void => {
@@ -60,6 +78,39 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 /**
+ * Reads the rest of an over-limit body and throws it away, so the answer reaches a gateway that
+ * is still sending; past WEBHOOK_DRAIN_LIMIT (or if the client goes away) it gives up, and the
+ * caller closes the connection (PAYLOAD_TOO_LARGE).
+ */
+function drain(req: IncomingMessage): Promise<void> {
+  if (req.complete) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > WEBHOOK_DRAIN_LIMIT) {
+        done();
+        req.pause();
+        reject(new AppError('PAYLOAD_TOO_LARGE'));
+      }
+    };
+    const onEnd = (): void => {
+      done();
+      resolve();
+    };
+    const onClose = (): void => {
+      done();
+      reject(new AppError('PAYLOAD_TOO_LARGE'));
+    };
+    const done = (): void => {
+      req.off('data', onData).off('end', onEnd).off('aborted', onClose).off('error', onClose);
+    };
+    req.on('data', onData).on('end', onEnd).on('aborted', onClose).on('error', onClose);
+    req.resume();
+  });
+}
+
+/**
  * The gateway's door, the one implementation of `POST /messaging-endpoint` (served by the lean
  * handler in fast-webhook.ts in front of Koa, and by the Koa route for any app without it). It
  * does the least before answering: read the exact bytes, authenticate them, parse, normalise (so
@@ -67,19 +118,40 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
  * (batched per event-loop turn, see intake.ts; the worker's pump moves them onto the `inbound`
  * queue). It answers 200 only once every message is in Redis;
  * a Redis failure propagates (503 NETWORK_ERROR: the gateway retries); 4xx only for requests
- * that can never succeed. De-duplication beyond the job id and the matching happen in the worker.
+ * that can never succeed. A body over the limit (Evolution with `base64` on sends media inline)
+ * is read to its end, thrown away and answered 200 `dropped: "too-large"`, counted and logged:
+ * a 413 would make Evolution send it nine more times, and it can never succeed. De-duplication
+ * beyond the job id and the matching happen in the worker.
  */
 export function createWebhookAcceptor(services: Services, hooks: WebhookHooks = {}): AcceptWebhook {
-  const { webhookAuth, scripts, keys } = services;
+  const { webhookAuth, scripts, keys, replicas, delivery } = services;
   const stream = keys.inboundIntake();
-  const intake = createIntake((entries) => scripts.run('intake-push', [stream, ...entries]));
+  // with REDIS_WAIT_REPLICAS, "in Redis" means on the replicas too: a failover then loses no accepted message
+  const intake = createIntake(async (entries) => {
+    await scripts.run('intake-push', [stream, ...entries]);
+    await replicas.sync();
+  });
 
-  return async (req, log) => {
+  return async (req, route, log) => {
     const type = req.headers['content-type'];
     if (type === undefined || !JSON_TYPE.test(type)) throw new AppError('VALIDATION_ERROR', 'Content-Type must be application/json');
-    const raw = await readBody(req, WEBHOOK_BODY_LIMIT);
+    let raw: Buffer;
+    try {
+      raw = await readBody(req, WEBHOOK_BODY_LIMIT);
+    } catch (err) {
+      if (!(err instanceof TooLarge)) throw err;
+      await drain(req);
+      hooks.onDropped?.('too-large');
+      log().warn('webhook body over the limit dropped', { limit: WEBHOOK_BODY_LIMIT, declared: Number(req.headers['content-length']) || undefined });
+      return { received: true, accepted: 0, ignored: 0, dropped: 'too-large' };
+    }
     const signature = req.headers['x-hub-signature-256'];
-    if (!webhookAuth.verify(raw, typeof signature === 'string' ? signature : undefined, req.headers.authorization || undefined)) {
+    const credentials = {
+      signature: typeof signature === 'string' ? signature : undefined,
+      authorization: req.headers.authorization || undefined,
+      pathSecret: route.secretCandidate,
+    };
+    if (!webhookAuth.verify(raw, credentials)) {
       hooks.onRejected?.();
       throw new AppError('AUTHENTICATION_FAILED', 'Webhook signature or token invalid');
     }
@@ -89,13 +161,18 @@ export function createWebhookAcceptor(services: Services, hooks: WebhookHooks = 
     } catch {
       throw new AppError('VALIDATION_ERROR', 'Malformed JSON');
     }
-    const normalised = normaliseWebhook(body);
+    const normalised = normaliseWebhook(body, route.event);
     if (normalised.kind === 'invalid') throw new AppError('VALIDATION_ERROR', normalised.reason);
     for (const reason of normalised.ignored) {
       hooks.onIgnored?.(reason);
       log().debug('webhook event ignored', { reason });
     }
     for (const reason of normalised.deliveryFailures) log().warn('outbound message failed at the gateway', { reason });
+    // statuses of our messages: recorded before the 200 (a Redis failure is a 503, and the gateway sends them again)
+    if (normalised.statuses.length > 0) {
+      const results = await Promise.all(normalised.statuses.map((u) => delivery.status(u)));
+      normalised.statuses.forEach((u, i) => hooks.onStatus?.(u, results[i]!));
+    }
 
     const { messages } = normalised;
     const receivedAt = Date.now();

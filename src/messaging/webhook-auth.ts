@@ -5,15 +5,34 @@ import { parseBearer } from '../auth/bearer.js';
 /**
  * Who may post to the webhook. Configured methods (any one suffices):
  * - WEBHOOK_SECRET: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the exact raw body>` (Meta);
- * - WEBHOOK_JWT_KEY: `Authorization: Bearer <HS256 JWT>` signed with the key, with an `exp` not
- *   past (Evolution API's `jwt_key` webhook header: it signs `{iat, exp: iat + 600, app, action}`
- *   for each event, and sends the same token on every retry of that event).
+ * - WEBHOOK_JWT_KEY: `Authorization: Bearer <HS256 JWT>` as Evolution API (2.3+) makes it from
+ *   the `jwt_key` webhook header: header `{alg: HS256, typ: JWT}`, claims exactly
+ *   `{iat, exp: iat + 600, app: "evolution", action: "webhook"}`, one token per event, sent
+ *   again on every retry of that event;
+ * - WEBHOOK_BEARER_KEY: `Authorization: Bearer <key>`, a static header (Evolution 2.1–2.2 can
+ *   send only static headers);
+ * - WEBHOOK_PATH_SECRET: the secret as a path segment (setups that send no header at all).
+ * Every comparison is constant-time. A path with a segment that is not the secret fails
+ * whatever else the request carries (a wrong URL is a misconfiguration to see, not to mask).
  * With none configured the webhook is open (refused in production at start).
  */
 export interface WebhookAuthSettings {
   secret: string | undefined;
   jwtKey: string | undefined;
+  bearerKey?: string | undefined;
+  pathSecret?: string | undefined;
 }
+
+/** What a request offers to authenticate itself. */
+export interface WebhookCredentials {
+  signature: string | undefined;
+  authorization: string | undefined;
+  /** the path segment that may be the path secret */
+  pathSecret: string | undefined;
+}
+
+/** Evolution's token lifetime (`exp - iat`), the longest we take. */
+export const EVOLUTION_JWT_LIFETIME_SECONDS = 600;
 
 /** Allowed difference between Evolution's clock and ours when checking `exp`. */
 export const JWT_CLOCK_TOLERANCE_SECONDS = 30;
@@ -23,23 +42,38 @@ const VERIFIED_CACHE_SIZE = 256;
 export class WebhookAuth {
   private readonly hmacKey: KeyObject | undefined;
   private readonly jwtKey: KeyObject | undefined;
+  private readonly bearerKey: string | undefined;
+  private readonly pathSecret: string | undefined;
   /** token → its `exp` in ms; only tokens whose signature verified */
   private readonly verified = new Map<string, number>();
 
   constructor(settings: WebhookAuthSettings) {
     this.hmacKey = settings.secret ? createSecretKey(Buffer.from(settings.secret, 'utf8')) : undefined;
     this.jwtKey = settings.jwtKey ? createSecretKey(Buffer.from(settings.jwtKey, 'utf8')) : undefined;
+    this.bearerKey = settings.bearerKey || undefined;
+    this.pathSecret = settings.pathSecret || undefined;
   }
 
   get open(): boolean {
-    return this.hmacKey === undefined && this.jwtKey === undefined;
+    return this.hmacKey === undefined && this.jwtKey === undefined && this.bearerKey === undefined && this.pathSecret === undefined;
   }
 
   /** True when the request passes one configured method (always, when none is configured). */
-  verify(rawBody: Buffer, signatureHeader: string | undefined, authorizationHeader: string | undefined): boolean {
+  verify(rawBody: Buffer, given: WebhookCredentials): boolean {
+    if (given.pathSecret !== undefined) {
+      // a segment where the secret goes: it must be the secret, whatever else is offered
+      return this.pathSecret !== undefined && sameSecret(given.pathSecret, this.pathSecret);
+    }
     if (this.open) return true;
-    if (this.hmacKey && signatureHeader !== undefined && this.signatureMatches(rawBody, signatureHeader)) return true;
-    if (this.jwtKey && authorizationHeader !== undefined && this.jwtMatches(authorizationHeader)) return true;
+    const { signature, authorization } = given;
+    if (this.hmacKey && signature !== undefined && this.signatureMatches(rawBody, signature)) return true;
+    if (authorization !== undefined) {
+      if (this.jwtKey && this.jwtMatches(authorization)) return true;
+      if (this.bearerKey) {
+        const token = parseBearer(authorization);
+        if (token !== null && sameSecret(token, this.bearerKey)) return true;
+      }
+    }
     return false;
   }
 
@@ -66,18 +100,38 @@ export class WebhookAuth {
       this.verified.delete(token);
       return false;
     }
-    let payload: string | jwt.JwtPayload;
+    let verified: jwt.Jwt;
     try {
-      payload = jwt.verify(token, this.jwtKey!, { algorithms: ['HS256'], clockTolerance: JWT_CLOCK_TOLERANCE_SECONDS });
+      verified = jwt.verify(token, this.jwtKey!, { algorithms: ['HS256'], clockTolerance: JWT_CLOCK_TOLERANCE_SECONDS, complete: true });
     } catch {
       return false;
     }
-    // A token without `exp` would be good for ever: Evolution always sets one, so we insist.
-    if (typeof payload !== 'object' || typeof payload.exp !== 'number') return false;
+    if (!isEvolutionWebhookToken(verified, now)) return false;
+    const payload = verified.payload as jwt.JwtPayload & { exp: number };
     if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.clear();
     this.verified.set(token, payload.exp * 1000);
     return true;
   }
+}
+
+/**
+ * The token is one Evolution made for a webhook, and nothing else signed with the same key: type
+ * `JWT`, `app: "evolution"` and `action: "webhook"`, an `iat` not in the future and an `exp` at
+ * most Evolution's 600 s after it (a token without `exp` would be good for ever; a longer one
+ * was not made by Evolution), and none of the claims our own tokens carry (`typ`, `sub`,
+ * `sid`, `jti`), so an access token can never pass even if the keys were ever the same.
+ */
+function isEvolutionWebhookToken(token: jwt.Jwt, nowMs: number): boolean {
+  if (token.header.typ !== undefined && token.header.typ !== 'JWT') return false;
+  const p = token.payload;
+  if (typeof p !== 'object' || p === null) return false;
+  const claims = p as Record<string, unknown>;
+  if (claims.app !== 'evolution' || claims.action !== 'webhook') return false;
+  if (['typ', 'sub', 'sid', 'jti'].some((c) => c in claims)) return false;
+  const { iat, exp } = claims;
+  if (typeof iat !== 'number' || typeof exp !== 'number' || !Number.isFinite(iat) || !Number.isFinite(exp)) return false;
+  if (iat * 1000 > nowMs + JWT_CLOCK_TOLERANCE_SECONDS * 1000) return false;
+  return exp > iat && exp - iat <= EVOLUTION_JWT_LIFETIME_SECONDS;
 }
 
 /** Constant-time comparison of two strings of any length (the handshake's verify token). */

@@ -1,6 +1,7 @@
 import client from 'prom-client';
 import type { LoginOutcome } from '../auth/login.js';
 import type { IgnoreReason } from '../messaging/inbound.js';
+import type { ProbeSink } from '../security/probes.js';
 
 /**
  * The Prometheus metrics each process records where the thing happens. Web and worker are
@@ -21,11 +22,15 @@ export function methodLabel(method: string): string {
   return METHODS.has(method) ? method : 'OTHER';
 }
 
-/** Metrics of the web role: HTTP, webhook door, sockets. */
-export interface WebMetrics {
+/** Metrics of the web role: HTTP, webhook door, sockets, probing (wrong guesses, collisions, refusals). */
+export interface WebMetrics extends ProbeSink {
   requestDone(method: string, route: RouteLabel, status: number, seconds: number): void;
   webhookRejected(): void;
   webhookIgnored(reason: IgnoreReason): void;
+  /** a body dropped unread and answered 200 (over the limit) */
+  webhookDropped(reason: string): void;
+  /** a gateway's status update of one of our messages, and whether it matched a record */
+  deliveryStatus(gateway: string, status: string, result: string): void;
   /** the live socket count of this node, read at each snapshot */
   setSocketSource(count: () => number): void;
 }
@@ -35,6 +40,8 @@ export interface WorkerMetrics {
   jobFinished(queue: string, result: 'completed' | 'failed'): void;
   inboundOutcome(outcome: LoginOutcome['outcome'], receivedAt: number): void;
   pinExpired(): void;
+  /** an outbound message the gateway took (sent) or refused for good (failed) */
+  outboundResult(gateway: string, result: 'sent' | 'failed'): void;
 }
 
 export interface ProcessMetrics {
@@ -77,6 +84,37 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
     labelNames: ['reason'] as const,
     registers: webRegs,
   });
+  const dropped = new client.Counter({
+    name: `${PREFIX}webhook_dropped_total`,
+    help: 'Webhook bodies dropped unread and answered 200 so the gateway does not retry them, by reason',
+    labelNames: ['reason'] as const,
+    registers: webRegs,
+  });
+  const statuses = new client.Counter({
+    name: `${PREFIX}delivery_status_updates_total`,
+    help: "Gateways' status updates of our messages (sent, delivered, read, failed), by gateway, status and whether they matched a tracked message (updated, stale, unknown)",
+    labelNames: ['gateway', 'status', 'result'] as const,
+    registers: webRegs,
+  });
+  // Probing, by bounded labels only (action, kind, budget name); the IP group is in the warn logs.
+  const wrongGuesses = new client.Counter({
+    name: `${PREFIX}wrong_guesses_total`,
+    help: 'PINs named that no registration holds (check-login or cancel-auth answering PIN_NOT_FOUND), by action',
+    labelNames: ['action'] as const,
+    registers: webRegs,
+  });
+  const collisions = new client.Counter({
+    name: `${PREFIX}registration_collisions_total`,
+    help: 'Registrations naming a PIN (answered with a decoy) or an emoji string (now contested) another registration holds',
+    labelNames: ['kind'] as const,
+    registers: webRegs,
+  });
+  const rateLimited = new client.Counter({
+    name: `${PREFIX}rate_limited_total`,
+    help: 'Requests refused by a login budget, by budget',
+    labelNames: ['limit'] as const,
+    registers: webRegs,
+  });
   let socketCount: () => number = () => 0;
   new client.Gauge({
     name: `${PREFIX}socket_connections`,
@@ -104,10 +142,21 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
     help: 'Successful PIN logins',
     registers: workerRegs,
   });
+  const denied = new client.Counter({
+    name: `${PREFIX}logins_denied_total`,
+    help: 'Sign-ins the person refused in the chat (answered NO to the confirmation): possible phishing',
+    registers: workerRegs,
+  });
   const loginLatency = new client.Histogram({
     name: `${PREFIX}webhook_to_login_seconds`,
     help: 'Time from accepting the webhook to completing the login',
     buckets: LATENCY_BUCKETS,
+    registers: workerRegs,
+  });
+  const outbound = new client.Counter({
+    name: `${PREFIX}outbound_messages_total`,
+    help: 'Outbound messages the gateway took (sent) or that failed for good, by gateway',
+    labelNames: ['gateway', 'result'] as const,
     registers: workerRegs,
   });
   const expiries = new client.Counter({
@@ -123,6 +172,11 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
         httpDuration.observe({ method: methodLabel(method), route, status: String(status) }, seconds),
       webhookRejected: () => rejected.inc(),
       webhookIgnored: (reason) => ignored.inc({ reason }),
+      webhookDropped: (reason) => dropped.inc({ reason }),
+      deliveryStatus: (gateway, status, result) => statuses.inc({ gateway, status, result }),
+      wrongGuess: (action) => wrongGuesses.inc({ action }),
+      collision: (kind) => collisions.inc({ kind }),
+      rateLimited: (limit) => rateLimited.inc({ limit }),
       setSocketSource: (count) => {
         socketCount = count;
       },
@@ -131,11 +185,13 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
       jobFinished: (queue, result) => jobs.inc({ queue, result }),
       inboundOutcome: (outcome, receivedAt) => {
         inbound.inc({ outcome });
+        if (outcome === 'denied') denied.inc();
         if (outcome !== 'logged-in') return;
         logins.inc();
         loginLatency.observe(Math.max(0, Date.now() - receivedAt) / 1000);
       },
       pinExpired: () => expiries.inc(),
+      outboundResult: (gateway, result) => outbound.inc({ gateway, result }),
     },
   };
 }

@@ -35,7 +35,7 @@ export function startIntakePump(services: Services): IntakePump {
   const lockKey = keys.intakePumpLock();
   const token = randomBytes(9).toString('base64url');
   // XREAD BLOCK holds its connection: one of its own, waiting out Redis outages like the workers'
-  const reader = createRedis(config.redisUrl, 'worker', `pinauth:pump:${config.instanceName}`);
+  const reader = createRedis(config.redis, 'worker', `pinauth:pump:${config.instanceName}`);
   const lock = (ttlMs: number) => scripts.number('intake-lock', [lockKey, token, ttlMs]);
   let running = true;
   const stopped = new AbortController();

@@ -12,14 +12,23 @@ export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
 /** An inbound chat message, normalised from any gateway's payload. */
 export interface InboundMessage {
   provider: 'evolution' | 'cloud';
-  /** the gateway's message id (Evolution key.id, Cloud API wamid) */
+  /** digest of the gateway's message id (Evolution key.id scoped by instance, Cloud API wamid) */
   id: string;
+  /**
+   * The channel it came on (`evolution:<instance>`, `cloud:<phone_number_id>`): every reply to
+   * it goes out on the same one. Absent in jobs queued before channels existed: the default.
+   */
+  channel?: string;
   /** E.164 phone, or null when the sender could not be resolved to one */
   phone: string | null;
+  /** Cloud API business-scoped user id of a sender who shows a username instead of a phone */
+  userId?: string;
   /** message text, or null for non-text messages */
   text: string | null;
   /** sender's display name, as given by the gateway */
   displayName: string | null;
+  /** an edit: the id digest of the message it replaces (a new attempt with the edited text) */
+  editOf?: string;
 }
 
 export interface InboundJob {
@@ -36,13 +45,16 @@ export interface ExpiryJob {
   second: number;
 }
 
-export type OutboundKind = 'manual' | 'signed-in' | 'unknown-code';
+/** Why a message goes out: asked for through /send-message, or a reply to a chat message. */
+export type OutboundKind = 'manual' | 'signed-in' | 'unknown-code' | 'confirm' | 'denied' | 'nothing-to-confirm' | 'signed-out' | 'username-only';
 
 export interface OutboundJob {
-  /** E.164 phone */
+  /** E.164 phone, or `user:<id>` for a Cloud API business-scoped user id (username-only senders) */
   to: string;
   text: string;
   kind: OutboundKind;
   /** user who asked (send-message) */
   userId?: string;
+  /** channel to send on (`evolution:<instance>`, `cloud:<phone_number_id>`, `log`); absent: the default */
+  channel?: string;
 }

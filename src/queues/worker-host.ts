@@ -1,15 +1,18 @@
 import { Worker, type Processor } from 'bullmq';
-import { createProvider } from '../messaging/providers/index.js';
+import { createSenders } from '../messaging/providers/index.js';
 import { createRedis } from '../redis/connection.js';
 import { Notifier } from '../realtime/notifier.js';
 import type { Services } from '../services.js';
 import { QUEUE } from './jobs.js';
+import { SendLedger } from './send-ledger.js';
 import { expiryProcessor, startSafetySweep } from './workers/expiry.js';
 import { inboundProcessor, type InboundHooks } from './workers/inbound.js';
 import { outboundBackoff, outboundProcessor } from './workers/outbound.js';
 
 export interface WorkerHooks extends InboundHooks {
   onExpired?: () => void;
+  /** every outbound message the gateway took or refused for good (metrics) */
+  onOutboundResult?: (gateway: string, result: 'sent' | 'failed') => void;
   /** every finished attempt of any queue's job (metrics) */
   onJobFinished?: (queue: string, result: 'completed' | 'failed') => void;
 }
@@ -25,8 +28,8 @@ const SAFETY_SWEEP_MS = 30_000;
 /** Starts the BullMQ workers of every queue on a blocking connection of their own. */
 export function startWorkers(services: Services, hooks: WorkerHooks = {}): WorkerHost {
   const { config, keys, log, redis } = services;
-  const connection = createRedis(config.redisUrl, 'worker', `pinauth:worker:${config.instanceName}`);
-  const notifier = new Notifier(redis, keys.socketChannel());
+  const connection = createRedis(config.redis, 'worker', `pinauth:worker:${config.instanceName}`);
+  const notifier = new Notifier(redis, keys.socketChannel(), config.redis.kind === 'cluster');
   const common = {
     connection,
     prefix: keys.bull(),
@@ -49,12 +52,21 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
   const workers: Worker[] = [
     make(QUEUE.inbound, inboundProcessor(services, notifier, hooks), { concurrency: config.inboundConcurrency }),
     make(QUEUE.expiry, expiryProcessor(services, notifier, hooks.onExpired), { concurrency: 32 }),
-    make(QUEUE.outbound, outboundProcessor(createProvider(config, log), log, { holdQueue: (ms) => services.queues.outbound.rateLimit(ms) }), {
-      concurrency: 16,
-      // kept in Redis, so shared by every worker process: keeps us under the gateway's rate
-      limiter: { max: config.outboundPerSecond, duration: 1000 },
-      settings: { backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) => outboundBackoff(attemptsMade, err) },
-    }),
+    make(
+      QUEUE.outbound,
+      outboundProcessor(createSenders(config, log), config.defaultChannel, log, {
+        holdQueue: (ms) => services.queues.outbound.rateLimit(ms),
+        delivery: services.delivery,
+        ledger: new SendLedger(redis, keys),
+        onResult: hooks.onOutboundResult,
+      }),
+      {
+        concurrency: 16,
+        // kept in Redis, so shared by every worker process: keeps us under the gateway's rate
+        limiter: { max: config.outboundPerSecond, duration: 1000 },
+        settings: { backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) => outboundBackoff(attemptsMade, err) },
+      },
+    ),
   ];
 
   const stopSafetySweep = startSafetySweep(services, notifier, SAFETY_SWEEP_MS, hooks.onExpired);

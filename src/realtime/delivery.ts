@@ -1,6 +1,13 @@
 import type { Server, Socket } from 'socket.io';
 import type { LoginResult } from '../auth/login-result.js';
-import { registrationRoom, SERVER_EVENTS, type PinExpiredPayload } from './events.js';
+import { AppError } from '../errors.js';
+import {
+  registrationRoom,
+  SERVER_EVENTS,
+  type AwaitingConfirmationPayload,
+  type PinErrorPayload,
+  type PinExpiredPayload,
+} from './events.js';
 import { forget, socketData, type HeldPin } from './socket-state.js';
 
 /**
@@ -34,6 +41,34 @@ export function deliverExpiry(io: Server, pinHash: string, pinId: string): numbe
   for (const { socket, held } of holders(io, pinHash)) {
     if (held.pinId !== pinId) continue;
     socket.emit(SERVER_EVENTS.pinExpired, { pin: held.pin } satisfies PinExpiredPayload);
+    forget(socket, pinHash);
+    sent++;
+  }
+  return sent;
+}
+
+/** `awaiting-confirmation {pinId}`; the sockets keep following the registration (YES, NO or expiry follow). */
+export function deliverAwaiting(io: Server, pinHash: string, pinId: string): number {
+  let sent = 0;
+  for (const { socket, held } of holders(io, pinHash)) {
+    // null: register-pin still in flight on this socket; it is the same registration
+    if (held.pinId !== null && held.pinId !== pinId) continue;
+    socket.emit(SERVER_EVENTS.awaitingConfirmation, { pinId } satisfies AwaitingConfirmationPayload);
+    sent++;
+  }
+  return sent;
+}
+
+/**
+ * `pin-error {error, message}` to the registration's sockets, which then let it go: the person
+ * answered NO (LOGIN_DENIED), or the login failed for good in the worker (LOGIN_FAILED).
+ */
+export function deliverEnded(io: Server, pinHash: string, pinId: string, code: 'LOGIN_DENIED' | 'LOGIN_FAILED'): number {
+  const denied = new AppError(code);
+  let sent = 0;
+  for (const { socket, held } of holders(io, pinHash)) {
+    if (held.pinId !== null && held.pinId !== pinId) continue;
+    socket.emit(SERVER_EVENTS.pinError, { error: denied.code, message: denied.message } satisfies PinErrorPayload);
     forget(socket, pinHash);
     sent++;
   }

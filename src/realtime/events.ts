@@ -1,19 +1,27 @@
 import type { ErrorCode } from '../errors.js';
 import type { LoginResult } from '../auth/login-result.js';
 
-/** Socket.IO event names (spec section 6) and their payloads, as clients see them. */
+/** Socket.IO event names and their payloads (README "Real-time events"), as clients see them. */
 export const CLIENT_EVENTS = { registerPin: 'register-pin', cancelAuth: 'cancel-auth' } as const;
 export const SERVER_EVENTS = {
   pinRegistered: 'pin-registered',
   authSuccess: 'auth-success',
   pinExpired: 'pin-expired',
   pinError: 'pin-error',
+  /** the chat code matched; the person is asked to confirm in the chat (LOGIN_CONFIRMATION) */
+  awaitingConfirmation: 'awaiting-confirmation',
 } as const;
+
+export interface AwaitingConfirmationPayload {
+  pinId: string;
+}
 
 export interface PinRegisteredPayload {
   pinId: string;
   /** seconds left */
   expiresIn: number;
+  /** the emoji string the person must send (the client's own, or the one the server drew) */
+  emojiString: string;
 }
 
 export interface PinErrorPayload {
@@ -47,6 +55,12 @@ export const INTERNAL_EVENTS = {
   authSuccess: 'internal:auth-success',
   /** (pinHash, pinId) */
   pinExpired: 'internal:pin-expired',
+  /** (pinHash, pinId) */
+  awaitingConfirmation: 'internal:awaiting-confirmation',
+  /** (pinHash, pinId) */
+  loginDenied: 'internal:login-denied',
+  /** (pinHash, pinId) */
+  loginFailed: 'internal:login-failed',
 } as const;
 
 /** The room of a registration's sockets, by PIN hash (known to the web and the worker, not the PIN). */

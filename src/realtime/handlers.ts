@@ -27,7 +27,7 @@ function splitArgs(args: unknown[]): { payload: unknown; ack: Ack | undefined } 
  * budget; every failure becomes `pin-error {error, message}`, never a throw.
  */
 export function bindHandlers(socket: Socket, services: Services, throttle: EventThrottle): void {
-  const { registrations, limits, log } = services;
+  const { registrations, log } = services;
   const data = socketData(socket);
 
   const errorBody = (err: unknown): PinErrorPayload => {
@@ -48,7 +48,6 @@ export function bindHandlers(socket: Socket, services: Services, throttle: Event
 
   const registerPin = async (payload: unknown, ack: Ack | undefined): Promise<void> => {
     const { pin, emojiString } = validate.registerPin(payload);
-    await limits.consume('register', data.ip);
     // Gone meanwhile: joining a room now would leave a dead socket id in it for good.
     if (!socket.connected) return;
     const pinHash = registrations.pinKey(pin);
@@ -59,17 +58,22 @@ export function bindHandlers(socket: Socket, services: Services, throttle: Event
     // Follow the registration before it exists, so a login landing meanwhile still reaches us.
     const held = before ?? { pin, pinId: null };
     if (!before) hold(socket, pinHash, held);
-    const reg = await limits.guess(data.ip, 'PIN_CONFLICT', () => registrations.register(pin, emojiString)).catch((err: unknown) => {
+    const reg = await registrations.register(pin, emojiString, { ip: data.ip, via: 'socket', origin: data.origin }).catch((err: unknown) => {
       if (!before && data.pins.get(pinHash) === held) forget(socket, pinHash);
       throw err;
     });
+    // A decoy (the PIN is another registration's): answered like a creation, but this socket
+    // must not follow that registration's events.
+    if (reg.decoy && !before && data.pins.get(pinHash) === held) forget(socket, pinHash);
     // Not held any more: auth-success (or pin-expired) was delivered while we waited.
-    const stillHeld = data.pins.get(pinHash) === held;
+    const stillHeld = !reg.decoy && data.pins.get(pinHash) === held;
     if (stillHeld) held.pinId = reg.pinId;
-    log.info(reg.created ? 'pin registered' : 'pin re-registered', { pinId: reg.pinId, via: 'socket' });
-    const answer: PinRegisteredPayload = { pinId: reg.pinId, expiresIn: reg.expiresIn };
+    if (!reg.decoy) log.info(reg.created ? 'pin registered' : 'pin re-registered', { pinId: reg.pinId, via: 'socket' });
+    const answer: PinRegisteredPayload = { pinId: reg.pinId, expiresIn: reg.expiresIn, emojiString: reg.emojiString };
     socket.emit(SERVER_EVENTS.pinRegistered, answer);
     ack?.({ success: true, ...answer });
+    // Re-joined while the person is being asked in the chat: say so (YES, NO or expiry follow).
+    if (reg.awaitingConfirmation && stillHeld) socket.emit(SERVER_EVENTS.awaitingConfirmation, { pinId: reg.pinId });
     if (reg.verified && stillHeld) {
       // Re-joined after the login happened: hand over the uncollected result now (not consumed).
       const result = await registrations.peekResult(pin);
@@ -81,9 +85,9 @@ export function bindHandlers(socket: Socket, services: Services, throttle: Event
 
   const cancelAuth = async (payload: unknown, ack: Ack | undefined): Promise<void> => {
     const { pin } = validate.cancelAuth(payload);
-    // Cancelling answers whether a PIN exists: it spends the registration budget like register-pin.
-    await limits.consume('register', data.ip);
-    const { pinId } = await limits.guess(data.ip, 'PIN_NOT_FOUND', () => registrations.cancel(pin));
+    // Cancelling answers whether a PIN exists: it spends the registration budget, and a miss the
+    // wrong-guess budget (the cancel script, atomically).
+    const { pinId } = await registrations.cancel(pin, { ip: data.ip, via: 'socket' });
     forget(socket, registrations.pinKey(pin));
     log.info('pin cancelled', { pinId, via: 'socket' });
     ack?.({ success: true, pinId });

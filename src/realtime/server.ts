@@ -1,9 +1,10 @@
-import type { IncomingMessage, Server as HttpServer } from 'node:http';
-import { createAdapter } from '@socket.io/redis-adapter';
+import { ServerResponse, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
-import { createRedis } from '../redis/connection.js';
+import { connect, type RedisClient } from '../redis/connection.js';
 import type { Services } from '../services.js';
-import { deliverExpiry, deliverLogin, isLoginResult } from './delivery.js';
+import { originOf, type Origin } from '../auth/origin.js';
+import { deliverAwaiting, deliverEnded, deliverExpiry, deliverLogin, isLoginResult } from './delivery.js';
 import { INTERNAL_EVENTS } from './events.js';
 import { bindHandlers } from './handlers.js';
 import { initSocketData } from './socket-state.js';
@@ -24,6 +25,21 @@ function socketIp(headers: Record<string, string | string[] | undefined>, addres
 }
 
 /**
+ * Rooms across nodes: classic pub/sub on one server or through Sentinel; on a Redis Cluster the
+ * sharded adapter (SSUBSCRIBE, Redis 7), whose messages stay on the shard owning each channel
+ * instead of being broadcast to every node of the cluster. Workers publish to either through
+ * notifier.ts.
+ */
+export function socketAdapter(
+  sharded: boolean,
+  pub: RedisClient,
+  sub: RedisClient,
+  channel: string,
+): ReturnType<typeof createAdapter> | ReturnType<typeof createShardedAdapter> {
+  return sharded ? createShardedAdapter(pub, sub, { channelPrefix: channel }) : createAdapter(pub, sub, { key: channel });
+}
+
+/**
  * Socket.IO on the web node's HTTP server (same port, default path), rooms shared across nodes
  * through the Redis adapter on `<KEY_PREFIX>:socket.io`, the channel workers publish on.
  * Connections need no authentication: a client registers before it has tokens.
@@ -33,13 +49,13 @@ export function attachRealtime(httpServer: HttpServer, services: Services): Real
   // Two connections of their own: a subscribed connection can't run commands. They wait and
   // reconnect for ever (ioredis re-subscribes); RESP3 pub/sub arrives as push frames, which
   // ioredis 6 turns into the same `messageBuffer`/`pmessageBuffer` events the adapter listens to.
-  const pub = createRedis(config.redisUrl, 'subscriber', `pinauth:io-pub:${config.instanceName}`);
-  const sub = createRedis(config.redisUrl, 'subscriber', `pinauth:io-sub:${config.instanceName}`);
+  const pub = connect(config.redis, 'subscriber', `pinauth:io-pub:${config.instanceName}`);
+  const sub = connect(config.redis, 'subscriber', `pinauth:io-sub:${config.instanceName}`);
   const io = new Server(httpServer, {
     serveClient: false,
     maxHttpBufferSize: 16 * 1024,
     cors: config.corsOrigins.length > 0 ? { origin: config.corsOrigins } : undefined,
-    adapter: createAdapter(pub, sub, { key: keys.socketChannel() }),
+    adapter: socketAdapter(config.redis.kind === 'cluster', pub, sub, keys.socketChannel()),
   });
 
   // From workers (see notifier.ts): hand the event to this node's sockets of that registration.
@@ -49,19 +65,43 @@ export function attachRealtime(httpServer: HttpServer, services: Services): Real
   io.on(INTERNAL_EVENTS.pinExpired, (pinHash: unknown, pinId: unknown) => {
     if (typeof pinHash === 'string' && typeof pinId === 'string') deliverExpiry(io, pinHash, pinId);
   });
+  io.on(INTERNAL_EVENTS.awaitingConfirmation, (pinHash: unknown, pinId: unknown) => {
+    if (typeof pinHash === 'string' && typeof pinId === 'string') deliverAwaiting(io, pinHash, pinId);
+  });
+  io.on(INTERNAL_EVENTS.loginDenied, (pinHash: unknown, pinId: unknown) => {
+    if (typeof pinHash === 'string' && typeof pinId === 'string') deliverEnded(io, pinHash, pinId, 'LOGIN_DENIED');
+  });
+  io.on(INTERNAL_EVENTS.loginFailed, (pinHash: unknown, pinId: unknown) => {
+    if (typeof pinHash === 'string' && typeof pinId === 'string') deliverEnded(io, pinHash, pinId, 'LOGIN_FAILED');
+  });
 
   // Each connection keeps its first HTTP request alive by default (~4 KB of heap apiece); only
-  // the client IP is needed from it, so take that and let the request go (Socket.IO's memory
-  // guide). socket.handshake.headers is empty as a result.
-  const clientIps = new WeakMap<object, string>();
+  // the client IP and the device (from the User-Agent, for the chat confirmation) are needed
+  // from it, so take those and let the request go (Socket.IO's memory guide).
+  // socket.handshake.headers is empty as a result.
+  // engine.io also keeps, per websocket connection, the stand-in response of its upgrade until the
+  // connection closes (a 'close' listener on the TCP socket holds it), and that holds the request:
+  // cut that link too once the connection is made (~1.5 KB a socket).
+  const clientIps = new WeakMap<object, { ip: string; origin: Origin }>();
+  const upgradeResponses = new WeakMap<IncomingMessage, { req: IncomingMessage | null }>();
+  io.engine.use((req: IncomingMessage, res: { req: IncomingMessage | null }, next: () => void) => {
+    if (!(res instanceof ServerResponse)) upgradeResponses.set(req, res);
+    next();
+  });
   io.engine.on('connection', (raw: { request: IncomingMessage | null; remoteAddress: string }) => {
-    if (raw.request) clientIps.set(raw, socketIp(raw.request.headers, raw.remoteAddress, config.trustProxy));
+    if (raw.request) {
+      const ip = socketIp(raw.request.headers, raw.remoteAddress, config.trustProxy);
+      clientIps.set(raw, { ip, origin: originOf(raw.request.headers['user-agent'], ip) });
+      const res = upgradeResponses.get(raw.request);
+      if (res) res.req = null;
+    }
     raw.request = null;
   });
 
   const throttle = new EventThrottle(services.limits.socketBudget());
   io.on('connection', (socket) => {
-    initSocketData(socket, clientIps.get(socket.conn) ?? socket.handshake.address);
+    const client = clientIps.get(socket.conn);
+    initSocketData(socket, client?.ip ?? socket.handshake.address, client?.origin);
     bindHandlers(socket, services, throttle);
   });
 

@@ -1,4 +1,5 @@
 import type { Socket } from 'socket.io';
+import { originOf, type Origin } from '../auth/origin.js';
 import { registrationRoom } from './events.js';
 
 /**
@@ -14,6 +15,8 @@ export interface HeldPin {
 
 export interface SocketData {
   ip: string;
+  /** device and masked address, from the handshake (the chat confirmation shows them) */
+  origin: Origin;
   pins: Map<string, HeldPin>;
 }
 
@@ -26,8 +29,8 @@ export const MAX_PINS_PER_CONNECTION = 16;
  */
 const states = new WeakMap<Socket, SocketData>();
 
-export function initSocketData(socket: Socket, ip: string): SocketData {
-  const data: SocketData = { ip, pins: new Map() };
+export function initSocketData(socket: Socket, ip: string, origin: Origin = originOf(undefined, ip)): SocketData {
+  const data: SocketData = { ip, origin, pins: new Map() };
   states.set(socket, data);
   return data;
 }

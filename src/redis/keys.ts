@@ -13,6 +13,14 @@ export interface Keys {
   user(id: string): string;
   userByPhone(phone: string): string;
   session(sid: string): string;
+  /** sorted set: the user's session ids scored by session expiry (ms), for listing and sign-out-everywhere */
+  userSessions(userId: string): string;
+  /** string: PIN hash of the registration whose chat confirmation this phone is asked for */
+  confirmation(phone: string): string;
+  /** the last rotation of a session, kept for the refresh retry leeway (rotate-session.lua) */
+  rotation(sid: string): string;
+  /** a send-message Idempotency-Key of one user (key digested) */
+  idempotency(userId: string, keyDigest: string): string;
   /** inbound message ids seen in the last 24 hours */
   message(messageId: string): string;
   /** stream of accepted webhook messages not yet on the `inbound` queue (intake.ts → intake-pump.ts) */
@@ -27,6 +35,16 @@ export interface Keys {
   rateLimit(name: string): string;
   /** hash: node name → that process's metrics snapshot (JSON) */
   metricsNodes(): string;
+  /** the key the replica barrier writes before each WAIT (redis/replicas.ts) */
+  replicaBarrier(): string;
+  /** hash: delivery record of an outbound job (status, timestamps, gateway id, owner); delivery.lua */
+  outbound(jobId: string): string;
+  /** the sender of an inbound message that may yet be edited (phone, name), by message id digest */
+  sender(messageId: string): string;
+  /** the signing key generated at first start when JWT_KEYS is not set (private JWK) */
+  generatedSigningKey(alg: string): string;
+  /** /health's write probe of one node (expires by itself) */
+  healthProbe(node: string): string;
 }
 
 export function keys(prefix: string): Keys {
@@ -38,6 +56,10 @@ export function keys(prefix: string): Keys {
     user: (id) => `${prefix}:user:${id}`,
     userByPhone: (phone) => `${prefix}:phone:${phone}`,
     session: (sid) => `${prefix}:sess:${sid}`,
+    userSessions: (id) => `${prefix}:usess:${id}`,
+    confirmation: (phone) => `${prefix}:confirm:${phone}`,
+    rotation: (sid) => `${prefix}:rot:${sid}`,
+    idempotency: (userId, keyDigest) => `${prefix}:idem:${userId}:${keyDigest}`,
     message: (id) => `${prefix}:msg:${id}`,
     inboundIntake: () => `${prefix}:intake`,
     intakePumpLock: () => `${prefix}:intake:lock`,
@@ -45,5 +67,10 @@ export function keys(prefix: string): Keys {
     socketChannel: () => `${prefix}:socket.io`,
     rateLimit: (name) => `${prefix}:rl:${name}`,
     metricsNodes: () => `${prefix}:metrics:nodes`,
+    replicaBarrier: () => `${prefix}:replica-barrier`,
+    outbound: (jobId) => `${prefix}:out:${jobId}`,
+    sender: (id) => `${prefix}:sender:${id}`,
+    generatedSigningKey: (alg) => `${prefix}:jwt:generated:${alg}`,
+    healthProbe: (node) => `${prefix}:health:${node}`,
   };
 }

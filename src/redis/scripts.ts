@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 
 /**
  * The Lua scripts (src/redis/scripts/*.lua, copied beside the build) registered on a client.
- * ioredis sends EVALSHA and falls back to EVAL once per connection.
+ * ioredis sends EVALSHA and falls back to EVAL once per connection. Scripts that check and spend
+ * rate-limit budgets get the one budget library (scripts/lib/budgets.lua) prepended: Redis
+ * scripts can't include each other, and the limiter must be written once.
  */
 const SCRIPT_NAMES = [
   'register',
@@ -13,24 +15,45 @@ const SCRIPT_NAMES = [
   'complete-login',
   'expire-due',
   'rotate-session',
+  'fail-login',
+  'end-sessions',
+  'list-sessions',
   'intake-push',
   'intake-lock',
+  'delivery',
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
-type ScriptArg = string | number;
+/**
+ * Scripts that take their keys as KEYS (the first `n` arguments), as Redis Cluster needs to route
+ * them: ported to the cluster key schema (docs/scaling.md). The others still build their keys
+ * from the prefix inside Lua, which only a single primary allows.
+ */
+const DECLARED_KEYS: Partial<Record<ScriptName, number>> = { 'intake-push': 1, 'intake-lock': 1, 'complete-login': 1 };
+
+/** The scripts whose ARGV starts with budgets (lib/budgets.lua). */
+const WITH_BUDGETS: ReadonlySet<ScriptName> = new Set<ScriptName>(['register', 'check', 'cancel']);
+
+export type ScriptArg = string | number;
 type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
 
-const sources = new Map<ScriptName, string>(
-  SCRIPT_NAMES.map((name) => [name, readFileSync(new URL(`./scripts/${name}.lua`, import.meta.url), 'utf8')]),
-);
+const read = (file: string): string => readFileSync(new URL(`./scripts/${file}.lua`, import.meta.url), 'utf8');
+const budgetLibrary = read('lib/budgets');
+
+/** The source Redis runs for a script (budget library included where it is used; fault tests
+ * recognise its EVAL / EVALSHA on the wire). */
+export function scriptSource(name: ScriptName): string {
+  return WITH_BUDGETS.has(name) ? budgetLibrary + read(name) : read(name);
+}
+
+const sources = new Map<ScriptName, string>(SCRIPT_NAMES.map((name) => [name, scriptSource(name)]));
 
 const commandName = (name: ScriptName): string => 'pinauth_' + name.replace(/-/g, '_');
 
 export class Scripts {
-  constructor(private readonly client: Redis) {
+  constructor(private readonly client: RedisClient) {
     for (const [name, lua] of sources) {
-      client.defineCommand(commandName(name), { numberOfKeys: 0, lua });
+      client.defineCommand(commandName(name), { numberOfKeys: DECLARED_KEYS[name] ?? 0, lua });
     }
   }
 

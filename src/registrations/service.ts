@@ -4,26 +4,65 @@ import type { Keys } from '../redis/keys.js';
 import type { Scripts } from '../redis/scripts.js';
 import type { ExpirySchedule } from '../queues/expiry-schedule.js';
 import { newShortId } from '../auth/ids.js';
+import type { RegistrationPolicy } from '../config.js';
+import type { BudgetSet, Limits } from '../security/limits.js';
+import type { ProbeVia, Probes } from '../security/probes.js';
 import { emojiHash } from './emoji.js';
-import type { PinHasher } from './pin.js';
+import { drawEmojiString } from './emoji-alphabet.js';
+import { pinBits, type PinHasher } from './pin.js';
 import type { LoginResult } from '../auth/login-result.js';
+import { encodeOrigin, type Origin } from '../auth/origin.js';
 
 /** The registration state machine (pending → verified | expired | cancelled), shared by HTTP and sockets. */
 export interface RegisterOutcome {
   pinId: string;
   /** seconds left */
   expiresIn: number;
+  /** the emoji string the person must send (the client's own, or the one the server drew) */
+  emojiString: string;
+  /** a new registration, as far as the caller may know (a decoy says so too) */
   created: boolean;
   /** a login already happened and waits to be collected (re-join after reconnecting) */
   verified: boolean;
+  /** the chat code matched; the person is being asked to confirm in the chat */
+  awaitingConfirmation: boolean;
+  /**
+   * The caller does not hold the PIN's live registration (it named the PIN without its emoji
+   * string): it got an answer shaped like a creation and nothing was stored. Never told to the
+   * caller; a socket must not follow the registration's events.
+   */
+  decoy: boolean;
 }
 
-export type CheckOutcome = { state: 'pending'; pinId: string } | { state: 'verified'; pinId: string; result: LoginResult };
+export type CheckOutcome =
+  | { state: 'pending'; pinId: string }
+  | { state: 'awaiting'; pinId: string }
+  | { state: 'verified'; pinId: string; result: LoginResult };
+
+const UNKNOWN_ORIGIN: Origin = { device: 'unknown device', ip: 'unknown network' };
+
+/** Who is asking, for budgets and probe reports. */
+export interface Caller {
+  ip: string;
+  via: ProbeVia;
+  /** the registering request's device and masked address (chat confirmation, sessions list) */
+  origin?: Origin;
+}
 
 export interface RegistrationSettings {
   pinTtlSeconds: number;
   expiredMemorySeconds: number;
+  policy: RegistrationPolicy;
+  /** a collected result is kept this long for a retry whose answer was lost (0: not kept) */
+  collectRetrySeconds: number;
 }
+
+/** Server-drawn candidates per registration: the first one no registration holds is taken. */
+const CANDIDATES = 4;
+/** Rounds of candidates before giving up (all taken at once: practically never). */
+const DRAW_ROUNDS = 3;
+
+type ScriptAnswer = string[];
 
 export class Registrations {
   constructor(
@@ -32,6 +71,8 @@ export class Registrations {
     private readonly keys: Keys,
     private readonly hasher: PinHasher,
     private readonly expiry: ExpirySchedule,
+    private readonly limits: Limits,
+    private readonly probes: Probes,
     private readonly settings: RegistrationSettings,
   ) {}
 
@@ -40,55 +81,132 @@ export class Registrations {
     return this.hasher.hash(pin);
   }
 
-  async register(pin: string, emojiString: string): Promise<RegisterOutcome> {
-    const pinHash = this.hasher.hash(pin);
-    const [outcome = '', pinId = '', msLeftRaw = '0', state = '', expiresAt = '0'] = await this.scripts.strings('register', [
-      this.keys.prefix,
-      pinHash,
-      emojiHash(emojiString),
-      newShortId(),
-      this.settings.pinTtlSeconds * 1000,
-      this.settings.expiredMemorySeconds * 1000,
-    ]);
-    if (outcome === 'conflict') throw new AppError('PIN_CONFLICT');
+  /**
+   * The hash a PIN's registration lives under: the current key's, or during a PIN-key rotation
+   * the previous key's when a registration made before the switch is still there.
+   */
+  private async located(pin: string): Promise<string> {
+    const previous = this.hasher.previousHash(pin);
+    if (previous === null) return this.hasher.hash(pin);
+    return (await this.redis.exists(this.keys.registration(previous))) === 1 ? previous : this.hasher.hash(pin);
+  }
+
+  /**
+   * Registers, re-joins, or answers a decoy; see register.lua for why no answer is an oracle.
+   * `emojiString` undefined: the server draws one.
+   */
+  async register(pin: string, emojiString: string | undefined, caller: Caller): Promise<RegisterOutcome> {
+    const { policy } = this.settings;
+    if (pinBits(pin) < policy.pinMinBits) {
+      const details = [{ field: 'pin', message: `is too easy to guess: use a long random value (at least ${policy.pinMinBits} bits, e.g. 22 base64url characters)` }];
+      throw new AppError('VALIDATION_ERROR', `Invalid data: pin ${details[0]!.message}`, { details });
+    }
+    const pinHash = await this.located(pin);
+    const budgets = this.limits.forRegister(this.limits.group(caller.ip));
+    let out: ScriptAnswer = ['retry'];
+    let drawn: string[] = [];
+    for (let round = 0; round < DRAW_ROUNDS && out[0] === 'retry'; round++) {
+      drawn = emojiString === undefined ? Array.from({ length: CANDIDATES }, () => drawEmojiString(policy.emojiLength)) : [];
+      out = await this.scripts.strings('register', [
+        ...budgets.args,
+        this.keys.prefix,
+        pinHash,
+        emojiString === undefined ? '' : emojiHash(emojiString),
+        policy.emojiChoice,
+        newShortId(),
+        this.settings.pinTtlSeconds * 1000,
+        this.settings.expiredMemorySeconds * 1000,
+        encodeOrigin(caller.origin ?? UNKNOWN_ORIGIN),
+        ...drawn.map(emojiHash),
+      ]);
+      this.refuseIfLimited(out, budgets, caller);
+    }
+    const [outcome = '', pinId = '', msLeftRaw = '0', state = '', expiresAt = '0', chosen = '0'] = out;
+    if (outcome === 'retry') throw new AppError('INTERNAL_ERROR', undefined, { cause: new Error('every drawn emoji string was taken') });
+    if (outcome === 'refused') {
+      const details = [{ field: 'emojiString', message: 'is chosen by the server here: omit it (send it only to re-join your own registration)' }];
+      throw new AppError('VALIDATION_ERROR', `Invalid data: emojiString ${details[0]!.message}`, { details });
+    }
+    if (outcome === 'denied') throw new AppError('LOGIN_DENIED');
+    if (outcome === 'decoy') this.probes.collision(budgets.group, caller.via, 'pin');
+    if (outcome === 'contested') this.probes.collision(budgets.group, caller.via, 'emoji');
     const msLeft = Math.max(0, Number(msLeftRaw));
     // Created or still pending: its second's sweep must be queued (idempotent, so a retried
-    // registration re-queues a sweep that failed to queue).
-    if (state === 'p') await this.expiry.ensure(Number(expiresAt));
+    // registration re-queues a sweep that failed to queue). A decoy does the same, so it takes
+    // as long as a creation.
+    if (state === 'p' || state === 'c') await this.expiry.ensure(Number(expiresAt));
+    const index = Number(chosen);
     return {
       pinId,
-      expiresIn: outcome === 'created' ? this.settings.pinTtlSeconds : Math.ceil(msLeft / 1000),
-      created: outcome === 'created',
+      expiresIn: outcome === 'existing' ? Math.ceil(msLeft / 1000) : this.settings.pinTtlSeconds,
+      emojiString: index > 0 ? drawn[index - 1]! : (emojiString ?? ''),
+      created: outcome !== 'existing',
       verified: state === 'v',
+      awaitingConfirmation: state === 'c',
+      decoy: outcome === 'decoy',
     };
   }
 
-  /** Polling check; a verified result is consumed by this call. */
-  async check(pin: string): Promise<CheckOutcome> {
-    const [outcome, pinId = '', result = ''] = await this.scripts.strings('check', [this.keys.prefix, this.hasher.hash(pin)]);
+  /**
+   * Polling check; a verified result is consumed by this call (a retry within the collect
+   * window gets it again: its first answer may have been lost after Redis handed it out).
+   * Without a caller (a PIN the server holds itself, e.g. the OpenID login page's) no budget is spent.
+   */
+  async check(pin: string, caller?: Caller): Promise<CheckOutcome> {
+    const pinHash = await this.located(pin);
+    const budgets = caller ? this.limits.forCheck(this.limits.group(caller.ip), pinHash) : this.limits.none();
+    const out = await this.scripts.strings('check', [
+      ...budgets.args,
+      this.keys.prefix,
+      pinHash,
+      this.settings.collectRetrySeconds * 1000,
+    ]);
+    this.refuseIfLimited(out, budgets, caller);
+    const [outcome, pinId = '', result = ''] = out;
     switch (outcome) {
       case 'pending':
         return { state: 'pending', pinId };
+      case 'awaiting':
+        return { state: 'awaiting', pinId };
+      case 'denied':
+        throw new AppError('LOGIN_DENIED');
+      case 'failed':
+        throw new AppError('LOGIN_FAILED');
       case 'verified':
         return { state: 'verified', pinId, result: JSON.parse(result) as LoginResult };
       case 'expired':
         throw new AppError('PIN_EXPIRED');
       default:
+        if (caller) this.probes.wrongGuess(budgets.group, caller.via, 'check');
         throw new AppError('PIN_NOT_FOUND');
     }
   }
 
   /** The uncollected result of a verified registration, without consuming it (socket re-join). */
   async peekResult(pin: string): Promise<LoginResult | null> {
-    const raw = await this.redis.hget(this.keys.registration(this.hasher.hash(pin)), 'r');
+    const raw = await this.redis.hget(this.keys.registration(await this.located(pin)), 'r');
     return raw ? (JSON.parse(raw) as LoginResult) : null;
   }
 
-  async cancel(pin: string): Promise<{ pinId: string }> {
-    const [outcome, pinId = ''] = await this.scripts.strings('cancel', [this.keys.prefix, this.hasher.hash(pin)]);
+  async cancel(pin: string, caller: Caller): Promise<{ pinId: string }> {
+    const budgets = this.limits.forCancel(this.limits.group(caller.ip));
+    const out = await this.scripts.strings('cancel', [...budgets.args, this.keys.prefix, await this.located(pin)]);
+    this.refuseIfLimited(out, budgets, caller);
+    const [outcome, pinId = ''] = out;
     if (outcome === 'expired') throw new AppError('PIN_EXPIRED');
-    if (outcome !== 'cancelled') throw new AppError('PIN_NOT_FOUND');
+    if (outcome !== 'cancelled') {
+      this.probes.wrongGuess(budgets.group, caller.via, 'cancel');
+      throw new AppError('PIN_NOT_FOUND');
+    }
     return { pinId };
+  }
+
+  /** Throws RATE_LIMITED (and reports it) when a script answered `{'limited', waitMs, index}`. */
+  private refuseIfLimited(out: ScriptAnswer, budgets: BudgetSet, caller: Caller | undefined): void {
+    if (out[0] !== 'limited') return;
+    const { limit, error } = this.limits.refusal(budgets, Number(out[1]), Number(out[2]));
+    if (caller) this.probes.rateLimited(budgets.group, caller.via, limit, error.retryAfter ?? 1);
+    throw error;
   }
 
   /** Registrations whose lifetime has not ended, from the sorted set (no SCAN). */

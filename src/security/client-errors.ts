@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 
 /**
  * Requests Node's HTTP parser refuses before Koa sees them (malformed request line, headers or
- * URL over the size limit, bad chunk encoding) still get the DESIGN.md error body instead of
+ * URL over the size limit, bad chunk encoding) still get documented error body instead of
  * Node's bare `400`/`431` with no body: 400 VALIDATION_ERROR, and the connection is closed.
  */
 export function answerClientErrors(server: Server): void {

@@ -1,66 +1,128 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimitConfig } from '../config.js';
-import { AppError, type ErrorCode } from '../errors.js';
+import { AppError } from '../errors.js';
 import type { Keys } from '../redis/keys.js';
+import type { ScriptArg } from '../redis/scripts.js';
+import { ipGroup } from './ip-group.js';
 
 /**
- * Every rate limit of the service, Redis-backed (shared by all nodes) through
- * rate-limiter-flexible, except the per-connection socket budget, which lives with the socket.
- * Over a limit: AppError RATE_LIMITED carrying the seconds to wait (Retry-After).
+ * Every rate limit of the service. The budgets of the login endpoints (registrations, checks,
+ * checks of one PIN, wrong guesses) are checked and spent inside the Lua script that does the
+ * work (src/redis/scripts/lib/budgets.lua): one atomic step, one round trip, so no burst gets
+ * more than a budget's worth. Per-IP budgets are per IP group (IPv6 /64 by default, see
+ * ip-group.ts). send-message and chat replies spend one budget each, without further work to
+ * tie to it, so rate-limiter-flexible's atomic consume serves them; the socket event budget
+ * belongs to one connection and lives in memory.
  */
-export type LimitName = 'register' | 'check' | 'checkPin' | 'unknownPin' | 'send' | 'reply';
+export type BudgetName = 'register' | 'check' | 'checkPin' | 'guess';
+/** Limits that spend one budget with no work to tie to it. */
+export type PlainLimit = 'send' | 'reply';
+export type LimitName = BudgetName | PlainLimit;
+
+interface BudgetSpec {
+  /** key segment under `<prefix>:rl:` (kept from the earlier rate-limiter-flexible keys) */
+  key: string;
+  points: number;
+  windowMs: number;
+  /** 't' spent by every request; 'g' a wrong-guess budget: checked, spent by the script on a miss */
+  mode: 't' | 'g';
+}
+
+/** The budgets of one request, as a script's leading ARGV, with what a refusal needs to say. */
+export interface BudgetSet {
+  /** the client's IP group (logs) */
+  group: string;
+  names: BudgetName[];
+  args: ScriptArg[];
+}
+
+const REFUSALS: Record<BudgetName, string> = {
+  register: 'Too many registrations from this network',
+  check: 'Too many checks from this network',
+  checkPin: 'This PIN is checked too often; slow down',
+  guess: 'Too many wrong guesses from this network',
+};
 
 export class Limits {
-  private readonly limiters: Record<LimitName, RateLimiterRedis>;
+  private readonly specs: Record<BudgetName, BudgetSpec>;
+  private readonly plain: Record<PlainLimit, RateLimiterRedis>;
 
-  constructor(redis: Redis, keys: Keys, private readonly cfg: RateLimitConfig) {
+  constructor(redis: Redis, private readonly keys: Keys, private readonly cfg: RateLimitConfig) {
+    this.specs = {
+      register: { key: 'register', points: cfg.registerPerMinute, windowMs: 60_000, mode: 't' },
+      check: { key: 'check', points: cfg.checkPerMinute, windowMs: 60_000, mode: 't' },
+      // about one check a second per PIN with a small burst (RFC 8628's slow_down)
+      checkPin: {
+        key: 'checkpin',
+        points: cfg.checkPinBurst,
+        windowMs: 1000 * Math.max(1, Math.round(cfg.checkPinBurst / cfg.checkPinPerSecond)),
+        mode: 't',
+      },
+      guess: { key: 'unknownpin', points: cfg.unknownPinPer10Minutes, windowMs: 600_000, mode: 'g' },
+    };
     const make = (name: string, points: number, duration: number): RateLimiterRedis =>
       new RateLimiterRedis({ storeClient: redis, keyPrefix: keys.rateLimit(name), points, duration, useRedisPackage: false });
-    this.limiters = {
-      register: make('register', cfg.registerPerMinute, 60),
-      check: make('check', cfg.checkPerMinute, 60),
-      // about one check a second per PIN with a small burst (RFC 8628's slow_down)
-      checkPin: make('checkpin', cfg.checkPinBurst, Math.max(1, Math.round(cfg.checkPinBurst / cfg.checkPinPerSecond))),
-      unknownPin: make('unknownpin', cfg.unknownPinPer10Minutes, 600),
-      send: make('send', cfg.sendPerMinute, 60),
-      reply: make('reply', cfg.replyPerMinute, 60),
-    };
+    this.plain = { send: make('send', cfg.sendPerMinute, 60), reply: make('reply', cfg.replyPerMinute, 60) };
   }
 
-  /** Spends one point of `name` for `key`, or throws RATE_LIMITED. */
-  async consume(name: LimitName, key: string): Promise<void> {
-    await consumeOrThrow(this.limiters[name], key);
+  /** The network a client address counts under. */
+  group(ip: string): string {
+    return ipGroup(ip, this.cfg.ipv6PrefixLength);
   }
 
-  /** Seconds to wait when spending would be refused, else null; spends nothing. */
-  private async exhausted(name: LimitName, key: string): Promise<number | null> {
-    const res = await this.limiters[name].get(key);
-    if (res && res.remainingPoints <= 0) return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-    return null;
+  /** register-pin: the group's registrations. */
+  forRegister(group: string): BudgetSet {
+    return this.budgets(group, [['register', group]]);
   }
 
-  /**
-   * Runs an attempt that could confirm a guessed PIN, under the IP's budget of wrong guesses
-   * (`unknownPin`): refused with RATE_LIMITED once the budget is spent, even when the guess would
-   * be right; an attempt failing with `wrongGuess` spends a point. check-login (PIN_NOT_FOUND)
-   * and register-pin (PIN_CONFLICT: "this PIN is taken") are both such oracles.
-   */
-  async guess<T>(ip: string, wrongGuess: ErrorCode, attempt: () => Promise<T>): Promise<T> {
-    const blocked = await this.exhausted('unknownPin', ip);
-    if (blocked !== null) throw new AppError('RATE_LIMITED', 'Too many wrong guesses from this address', { retryAfter: blocked });
+  /** check-login: the group's checks, the PIN's checks, the group's wrong guesses. */
+  forCheck(group: string, pinHash: string): BudgetSet {
+    return this.budgets(group, [['check', group], ['checkPin', pinHash], ['guess', group]]);
+  }
+
+  /** socket cancel-auth: the group's registrations (it answers the same question), wrong guesses. */
+  forCancel(group: string): BudgetSet {
+    return this.budgets(group, [['register', group], ['guess', group]]);
+  }
+
+  /** No budget at all (a request the server makes for itself). */
+  none(): BudgetSet {
+    return this.budgets('', []);
+  }
+
+  private budgets(group: string, list: [BudgetName, string][]): BudgetSet {
+    const args: ScriptArg[] = [list.length];
+    for (const [name, key] of list) {
+      const s = this.specs[name];
+      args.push(`${this.keys.rateLimit(s.key)}:${key}`, s.points, s.windowMs, s.mode);
+    }
+    return { group, names: list.map(([name]) => name), args };
+  }
+
+  /** The error for a script's `{'limited', waitMs, index}` answer, and which budget it was. */
+  refusal(set: BudgetSet, waitMs: number, index: number): { limit: BudgetName; error: AppError } {
+    const limit = set.names[index - 1] ?? 'register';
+    const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+    return { limit, error: new AppError('RATE_LIMITED', REFUSALS[limit], { retryAfter }) };
+  }
+
+  /** Spends one point of `name` for `key` (send-message: per user), or throws RATE_LIMITED. */
+  async consume(name: PlainLimit, key: string): Promise<void> {
     try {
-      return await attempt();
+      await this.plain[name].consume(key);
     } catch (err) {
-      if (err instanceof AppError && err.code === wrongGuess) await this.tryConsume('unknownPin', ip);
+      if (err instanceof RateLimiterRes) {
+        throw new AppError('RATE_LIMITED', undefined, { retryAfter: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) });
+      }
       throw err;
     }
   }
 
-  /** Spends one point, reporting instead of throwing (worker side: chat replies). */
-  async tryConsume(name: LimitName, key: string): Promise<boolean> {
+  /** Spends one point, reporting instead of throwing (worker side: chat replies per phone). */
+  async tryConsume(name: PlainLimit, key: string): Promise<boolean> {
     try {
-      await this.limiters[name].consume(key);
+      await this.plain[name].consume(key);
       return true;
     } catch (err) {
       if (err instanceof RateLimiterRes) return false;
@@ -71,16 +133,5 @@ export class Limits {
   /** A per-connection budget for socket events, in memory (a connection lives on one node). */
   socketBudget(): RateLimiterMemory {
     return new RateLimiterMemory({ points: this.cfg.socketEventsPerSecond, duration: 1 });
-  }
-}
-
-async function consumeOrThrow(limiter: RateLimiterAbstract, key: string): Promise<void> {
-  try {
-    await limiter.consume(key);
-  } catch (err) {
-    if (err instanceof RateLimiterRes) {
-      throw new AppError('RATE_LIMITED', undefined, { retryAfter: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) });
-    }
-    throw err;
   }
 }

@@ -41,7 +41,7 @@ const registerShape = compile<s.RegisterPinBody>(s.registerPinSchema);
 export const validate = {
   registerPin(body: unknown): s.RegisterPinBody {
     const v = registerShape(body);
-    if (!isEmojiString(v.emojiString)) {
+    if (v.emojiString !== undefined && !isEmojiString(v.emojiString)) {
       const details = [{ field: 'emojiString', message: `must be 1 to ${MAX_EMOJI} emoji and nothing else` }];
       throw new AppError('VALIDATION_ERROR', `Invalid data: emojiString ${details[0]!.message}`, { details });
     }
@@ -52,4 +52,6 @@ export const validate = {
   refresh: compile<s.RefreshBody>(s.refreshSchema),
   logout: compile<s.LogoutBody>(s.logoutSchema),
   sendMessage: compile<s.SendMessageBody>(s.sendMessageSchema),
+  sessionParams: compile<s.SessionParams>(s.sessionParamsSchema),
+  messageIdParams: compile<s.MessageIdParams>(s.messageIdParamsSchema),
 };

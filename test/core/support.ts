@@ -12,7 +12,7 @@ export const TEST_JWT_SECRET = 'core-tests-secret-0123456789abcdef0123456789';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Asserts the DESIGN.md error body: `{success: false, error: CODE, message}` with the status. */
+/** Asserts the documented error body: `{success: false, error: CODE, message}` with the status. */
 export function expectError(res: JsonResponse, status: number, code: string): void {
   expect(res.status, res.text).to.equal(status);
   expect(res.body.success, res.text).to.equal(false);

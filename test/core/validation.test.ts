@@ -22,7 +22,7 @@ describe('core: request validation', function () {
 
   const registerCases: [string, unknown, string][] = [
     ['missing pin', { emojiString: emoji }, 'pin'],
-    ['missing emojiString', { pin: randomPin() }, 'emojiString'],
+    ['null emojiString', { pin: randomPin(), emojiString: null }, 'emojiString'],
     ['number pin', { pin: 12345678, emojiString: emoji }, 'pin'],
     ['null pin', { pin: null, emojiString: emoji }, 'pin'],
     ['array emojiString', { pin: randomPin(), emojiString: ['🍎'] }, 'emojiString'],
@@ -41,6 +41,11 @@ describe('core: request validation', function () {
     ['a lone variation selector', { pin: randomPin(), emojiString: '\uFE0F' }, 'emojiString'],
     ['a lone surrogate', { pin: randomPin(), emojiString: '\uD83C' }, 'emojiString'],
   ];
+  it('/register-pin: emojiString may be omitted: the server draws one and answers it', async function () {
+    const r = await send('/register-pin', { pin: randomPin() });
+    expect(r.status, r.text).to.equal(200);
+    expect(r.body.emojiString).to.be.a('string').and.not.equal('');
+  });
   for (const [name, body, field] of registerCases) {
     it(`/register-pin: ${name} is 400 VALIDATION_ERROR naming ${field}`, async function () {
       const r = await send('/register-pin', body);
@@ -87,11 +92,13 @@ describe('core: request validation', function () {
     }
   });
 
-  it('/messaging-endpoint takes bodies up to 1 MiB (media messages), 413 PAYLOAD_TOO_LARGE beyond', async function () {
+  it('/messaging-endpoint takes bodies up to 1 MiB (media messages), drops larger ones with a 200 (never retried)', async function () {
     const event = (padding: number) => ({ ...evolutionMessage({ text: `PIN: ${emoji}` }), padding: 'x'.repeat(padding) });
     const big = await send('/messaging-endpoint', event(100 * 1024));
     expect(big.status, big.text).to.equal(200);
-    expectError(await send('/messaging-endpoint', event(1024 * 1024)), 413, 'PAYLOAD_TOO_LARGE');
+    const dropped = await send('/messaging-endpoint', event(1024 * 1024));
+    expect(dropped.status, dropped.text).to.equal(200);
+    expect(dropped.body).to.deep.equal({ received: true, accepted: 0, ignored: 0, dropped: 'too-large' });
     expectError(await sendRaw('/messaging-endpoint', '{"event":', 'application/json'), 400, 'VALIDATION_ERROR');
     expectError(await sendRaw('/messaging-endpoint', JSON.stringify(event(0)), 'text/plain'), 400, 'VALIDATION_ERROR');
   });

@@ -124,3 +124,89 @@ export async function startMockGateway(): Promise<MockGateway> {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }) as MockGateway;
 }
+
+/**
+ * Fake gateways that check requests as the real ones do and answer in their shapes.
+ * - Evolution API: `POST /message/sendText/<instance>`, `apikey` header, body `{number, text}`
+ *   (v2) or `{number, textMessage: {text}}` (v1); 401 for a wrong key, 404 for an unknown
+ *   instance, 400 for a wrong body; 201 with the sent message (`key.id`).
+ * - Graph API: `POST /<version>/<phone number id>/messages`, `Authorization: Bearer <token>`,
+ *   `{messaging_product: "whatsapp", to | recipient, type: "text", text: {body}}`; 401 (code 190)
+ *   for a wrong token, 400 (code 100) for an unknown number or a wrong body; 200 with `messages[0].id`.
+ */
+export interface FakeGateway extends MockGateway {
+  /** requests the fake accepted (2xx), each with the id it answered */
+  accepted: (RecordedRequest & { id: string })[];
+}
+
+async function fakeServer(route: (req: RecordedRequest) => { status: number; body: unknown; id?: string }): Promise<FakeGateway> {
+  const gw = await startMockGateway();
+  const accepted: FakeGateway['accepted'] = [];
+  // the mock answers from its queue; a fake answers by looking at the request, so it installs a getter
+  Object.defineProperty(gw, 'fallback', {
+    get(): Reply {
+      const req = gw.requests[gw.requests.length - 1]!;
+      const answer = route(req);
+      if (answer.status < 300 && answer.id) accepted.push({ ...req, id: answer.id });
+      return { status: answer.status, body: answer.body };
+    },
+  });
+  return Object.assign(gw, { accepted });
+}
+
+export function startFakeEvolution(opts: { apiKey: string; instances: string[]; version?: 'v1' | 'v2' }): Promise<FakeGateway> {
+  return fakeServer((req) => {
+    const m = /^\/message\/sendText\/([^/?]+)$/.exec(req.url);
+    if (req.method !== 'POST' || !m) return { status: 404, body: { status: 404, error: 'Not Found', response: { message: ['Cannot POST ' + req.url] } } };
+    if (req.headers.apikey !== opts.apiKey) return { status: 401, body: { status: 401, error: 'Unauthorized', response: { message: 'Unauthorized' } } };
+    const instance = decodeURIComponent(m[1]!);
+    if (!opts.instances.includes(instance)) return { status: 404, body: { status: 404, error: 'Not Found', response: { message: [`The "${instance}" instance does not exist`] } } };
+    const body = (req.json ?? {}) as { number?: unknown; text?: unknown; textMessage?: { text?: unknown } };
+    const text = (opts.version ?? 'v2') === 'v1' ? body.textMessage?.text : body.text;
+    if (typeof body.number !== 'string' || !/^\d{7,15}$/.test(body.number) || typeof text !== 'string' || text === '') {
+      return { status: 400, body: { status: 400, error: 'Bad Request', response: { message: ['instance requires property "text"'] } } };
+    }
+    const id = '3EB0' + randomBytes(8).toString('hex').toUpperCase();
+    return { status: 201, id, body: { key: { remoteJid: `${body.number}@s.whatsapp.net`, fromMe: true, id }, message: { conversation: text }, messageTimestamp: Math.floor(Date.now() / 1000), status: 'PENDING' } };
+  });
+}
+
+export function startFakeGraph(opts: { token: string; phoneNumberIds: string[] }): Promise<FakeGateway> {
+  const graphError = (status: number, code: number, message: string) => ({ status, body: { error: { message, type: 'OAuthException', code, fbtrace_id: 'A' + randomBytes(4).toString('hex') } } });
+  return fakeServer((req) => {
+    const m = /^\/v\d+\.\d+\/([^/?]+)\/messages$/.exec(req.url);
+    if (req.method !== 'POST' || !m) return graphError(400, 100, 'Unsupported post request');
+    if (req.headers.authorization !== `Bearer ${opts.token}`) return graphError(401, 190, 'Invalid OAuth access token');
+    if (!opts.phoneNumberIds.includes(m[1]!)) return graphError(400, 100, `Unsupported post request. Object with ID '${m[1]}' does not exist`);
+    const body = (req.json ?? {}) as { messaging_product?: unknown; to?: unknown; recipient?: unknown; type?: unknown; text?: { body?: unknown } };
+    const to = typeof body.to === 'string' && /^\d{7,15}$/.test(body.to) ? body.to : null;
+    const recipient = typeof body.recipient === 'string' && body.recipient !== '' ? body.recipient : null;
+    if (body.messaging_product !== 'whatsapp' || (to === null) === (recipient === null) || body.type !== 'text' || typeof body.text?.body !== 'string') {
+      return graphError(400, 100, 'Invalid parameter');
+    }
+    const id = 'wamid.' + randomBytes(16).toString('base64url');
+    return { status: 200, id, body: { messaging_product: 'whatsapp', contacts: [{ input: to ?? recipient, wa_id: to ?? undefined, user_id: recipient ?? undefined }], messages: [{ id }] } };
+  });
+}
+
+/** The recipient digits and text of an outbound request of either gateway (Evolution v2 or Cloud API). */
+export function outboundOf(req: RecordedRequest): { to: string | null; text: string | null } {
+  const j = (req.json ?? {}) as { number?: unknown; text?: unknown; to?: unknown };
+  if (typeof j.number === 'string') return { to: j.number, text: typeof j.text === 'string' ? j.text : null };
+  const body = typeof j.text === 'object' && j.text !== null ? (j.text as { body?: unknown }).body : undefined;
+  return { to: typeof j.to === 'string' ? j.to : null, text: typeof body === 'string' ? body : null };
+}
+
+/**
+ * Both gateways configured against one mock: Evolution's instance `test-instance` and the Cloud
+ * API number of `cloudMessage` (106540352242922), so each helper message is answered on its channel.
+ */
+export const bothGatewaysEnv = (url: string): Record<string, string> => ({
+  MESSAGING_PROVIDER: 'evolution,cloud',
+  EVOLUTION_API_URL: url,
+  EVOLUTION_API_KEY: 'evo-key',
+  EVOLUTION_INSTANCE: 'test-instance',
+  WHATSAPP_TOKEN: 'graph-token',
+  WHATSAPP_PHONE_NUMBER_ID: '106540352242922',
+  GRAPH_API_URL: `${url}/v21.0`,
+});

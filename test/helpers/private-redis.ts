@@ -5,14 +5,22 @@ import { freePort } from './processes.js';
 
 /**
  * A redis-server of a test's own, for outage tests: the shared Redis must never go down.
- * `kill()` takes it away at once (SIGKILL); `start()` brings it back on the same port, empty.
+ * `kill()` takes it away at once (SIGKILL); `start()` brings it back on the same port, empty
+ * unless its options keep data (AOF in a directory).
  */
 export class PrivateRedis {
   private child: ChildProcess | null = null;
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly args: string[],
+  ) {}
 
-  static async start(): Promise<PrivateRedis> {
-    const redis = new PrivateRedis(await freePort());
+  /**
+   * `args` are extra redis-server options (e.g. `--maxmemory 2mb`, or `--appendonly yes --dir
+   * <tmp>` for a server that keeps its data across kill() and start()).
+   */
+  static async start(args: string[] = []): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(await freePort(), args);
     await redis.start();
     return redis;
   }
@@ -22,7 +30,7 @@ export class PrivateRedis {
   }
 
   async start(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.args], {
       stdio: 'ignore',
     });
     this.child = child;
@@ -37,6 +45,13 @@ export class PrivateRedis {
         probe.disconnect();
       }
     }, 10000);
+  }
+
+  /** A client straight to this server (not through any proxy), for the test's own commands. */
+  client(): Redis {
+    const c = new Redis(this.url, { maxRetriesPerRequest: 1 });
+    c.on('error', () => undefined);
+    return c;
   }
 
   async kill(): Promise<void> {

@@ -144,6 +144,7 @@ export const RELAXED_LIMITS: Record<string, string> = {
   RATE_SEND_PER_MINUTE: '100000',
   RATE_REPLY_PER_MINUTE: '100000',
   RATE_SOCKET_EVENTS_PER_SECOND: '100000',
+  RATE_ADMIN_FAILURES_PER_15_MINUTES: '100000',
 };
 
 export async function startStack(opts: {

@@ -51,16 +51,17 @@ describe('messaging: payload normalisation (details of both gateways)', function
   });
 
   describe('WhatsApp Cloud API', function () {
-    it('keeps the good messages of a batch and ignores a sender without a phone (username, BSUID only) or an odd item', function () {
+    it('keeps the good messages of a batch, a username-only sender (BSUID, no phone) included, and ignores an odd item', function () {
       const good = (cloudMessage({ text: 'PIN: 🍎', phone: '+15551230001', id: 'wamid.GOOD', name: 'Ana Lima' }) as { entry: { changes: { value: Obj }[] }[] }).entry[0]!.changes[0]!.value;
       const body = cloudValue({
         contacts: [{ profile: { name: 'Someone Else' }, user_id: 'US.13491208655302741918' }, ...(good.contacts as Obj[])],
         messages: [{ from_user_id: 'US.13491208655302741918', id: 'wamid.BSUID', timestamp: '1', type: 'text', text: { body: 'PIN: 🍎' } }, 'garbage', ...(good.messages as Obj[])],
       });
       const n = accepted(normaliseWebhook(body));
-      expect(n.ignored).to.deep.equal(['no-phone', 'malformed']);
-      expect(n.messages).to.have.length(1);
-      expect(n.messages[0]).to.include({ provider: 'cloud', phone: '+15551230001', displayName: 'Ana Lima', text: 'PIN: 🍎' });
+      expect(n.ignored).to.deep.equal(['malformed']);
+      expect(n.messages).to.have.length(2);
+      expect(n.messages[0]).to.include({ provider: 'cloud', phone: null, userId: 'US.13491208655302741918', displayName: 'Someone Else', text: 'PIN: 🍎' });
+      expect(n.messages[1]).to.include({ provider: 'cloud', phone: '+15551230001', displayName: 'Ana Lima', text: 'PIN: 🍎' });
     });
 
     it('describes failed deliveries of ours, 131047 as the 24-hour window', function () {

@@ -48,6 +48,9 @@ function gatewayStack(name: string, env: (gatewayUrl: string) => Record<string, 
   return { ctx, send };
 }
 
+/** The configured text, then the undo hint every login reply carries. */
+const SIGNED_IN_REPLY = 'Welcome back ✅ Not you? Reply STOP to sign out everywhere.';
+
 describe('messaging: outbound through the gateways (retries, limiter, replies)', function () {
   describe('Evolution API provider', function () {
     const { ctx, send } = gatewayStack('outbound-evo', (url) => ({
@@ -62,19 +65,20 @@ describe('messaging: outbound through the gateways (retries, limiter, replies)',
       RATE_REPLY_PER_MINUTE: '2',
     }));
 
-    it('answers a login in the chat with the configured text, as Evolution expects it', async function () {
+    it('answers a login in the chat with the configured text and how to undo it, as Evolution expects it', async function () {
       const phone = randomPhone();
       const { login } = await fullLogin(ctx.stack.url, { phone });
       ctx.token = login.token;
       // the reply is queued just after the login is stored, so it may come a moment after check-login
       const [req] = await eventually(async () => {
-        const seen = sentWith(ctx.gw, 'Welcome back ✅');
+        const seen = sentWith(ctx.gw, SIGNED_IN_REPLY);
         return seen.length > 0 ? seen : undefined;
       });
       expect(req!.method).to.equal('POST');
-      expect(req!.url).to.equal('/message/sendText/pin%20auth');
+      // on the instance the message came on (the test helper's), not the configured one
+      expect(req!.url).to.equal('/message/sendText/test-instance');
       expect(req!.headers.apikey).to.equal('evo-api-key');
-      expect(req!.json).to.deep.equal({ number: digits(phone), text: 'Welcome back ✅' });
+      expect(req!.json).to.deep.equal({ number: digits(phone), text: SIGNED_IN_REPLY });
     });
 
     it('answers an unknown code, at most RATE_REPLY_PER_MINUTE times per phone, and ignores plain chat', async function () {

@@ -12,7 +12,8 @@ export function evolutionJwt(key: string, opts: { expiresInSeconds?: number | nu
   const iat = Math.floor(Date.now() / 1000) + (opts.iatOffsetSeconds ?? 0);
   const claims: Record<string, unknown> = { iat, app: 'evolution', action: 'webhook' };
   if (opts.expiresInSeconds !== null) claims.exp = iat + (opts.expiresInSeconds ?? 600);
-  return jwt.sign(claims, key, { algorithm: 'HS256', noTimestamp: true });
+  // jsonwebtoken keeps the payload's own iat (as in Evolution, which sets it)
+  return jwt.sign(claims, key, { algorithm: 'HS256' });
 }
 
 export const sign = (raw: string | Buffer, secret: string): string => WebhookAuth.sign(raw, secret);

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { WebhookAuth } from '../../src/messaging/webhook-auth.js';
 import { evolutionMessage } from '../helpers/gateway.js';
 import { eventually, post, request } from '../helpers/http.js';
-import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
+import { randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { testRedis } from '../helpers/redis.js';
 
 /** Helpers of the operations suites: signed webhooks, scraping /metrics, reading Redis raw. */
@@ -21,11 +21,11 @@ export async function postChat(base: string, text: string, opts: { phone?: strin
 }
 
 export async function registerPin(base: string): Promise<{ pin: string; emoji: string; pinId: string }> {
+  // the server draws the emoji string (as it always does in production)
   const pin = randomPin();
-  const emoji = randomEmoji();
-  const reg = await post(base, '/register-pin', { pin, emojiString: emoji });
+  const reg = await post(base, '/register-pin', { pin });
   expect(reg.status, reg.text).to.equal(200);
-  return { pin, emoji, pinId: String(reg.body.pinId) };
+  return { pin, emoji: String(reg.body.emojiString), pinId: String(reg.body.pinId) };
 }
 
 /** Polls check-login until the registration is verified; returns the (consumed) result. */

@@ -33,7 +33,7 @@ describe('realtime: bad input, limits and flooding', function () {
       ['register-pin', null],
       ['register-pin', ['pin-1234', '🍎']],
       ['register-pin', 'pin-1234 🍎'],
-      ['register-pin', { pin: randomPin() }],
+      ['register-pin', { pin: randomPin(), emojiString: null }],
       ['register-pin', { emojiString: '🍎🚀' }],
       ['register-pin', { pin: randomPin(), emojiString: 'abc' }],
       ['register-pin', { pin: 'has space', emojiString: '🍎' }],

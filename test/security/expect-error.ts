@@ -1,13 +1,16 @@
 import { expect } from 'chai';
 import type { JsonResponse } from '../helpers/http.js';
 
-/** The error codes DESIGN.md documents, with their statuses. */
+/** The error codes the README documents, with their statuses. */
 export const DOCUMENTED_ERRORS: Record<string, number> = {
   VALIDATION_ERROR: 400,
   AUTHENTICATION_FAILED: 401,
   REFRESH_TOKEN_EXPIRED: 401,
   FORBIDDEN: 403,
+  LOGIN_DENIED: 403,
   PIN_NOT_FOUND: 404,
+  SESSION_NOT_FOUND: 404,
+  MESSAGE_NOT_FOUND: 404,
   PIN_CONFLICT: 409,
   PIN_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
@@ -19,7 +22,7 @@ export const DOCUMENTED_ERRORS: Record<string, number> = {
 const INTERNALS = /\bat [\w.<>]+ \(|node_modules|\/dist\/|\.[jt]s:\d+|SyntaxError|TypeError|RangeError|ReplyError|ERR_[A-Z_]+|Unexpected token/;
 
 /**
- * Why an error response breaks the DESIGN.md body rules, or null when it follows them. A 5xx is
+ * Why an error response breaks the error body rules, or null when it follows them. A 5xx is
  * a problem unless the test took a backing service away (`unavailableExpected`).
  */
 export function errorBodyProblem(status: number, body: unknown, text: string, unavailableExpected = false): string | null {
@@ -34,7 +37,7 @@ export function errorBodyProblem(status: number, body: unknown, text: string, un
   return null;
 }
 
-/** Asserts a DESIGN.md error response, with the given code when one is named. */
+/** Asserts a documented error response, with the given code when one is named. */
 export function expectError(res: JsonResponse, code?: string): void {
   expect(errorBodyProblem(res.status, res.body, res.text, code === 'NETWORK_ERROR'), res.text).to.equal(null);
   if (code !== undefined) expect(res.body.error, res.text).to.equal(code);

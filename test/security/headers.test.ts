@@ -118,8 +118,8 @@ describe('security: response headers, CORS allowlist, no internals in answers', 
     const refused = [
       request(stack.url, 'POST', '/register-pin', { raw: noise, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }),
       request(stack.url, 'POST', '/check-login', { raw: '{"pin":"' + 'a'.repeat(300_000) + '"}', headers: { 'content-type': 'application/json' } }),
-      request(stack.url, 'POST', '/messaging-endpoint', { raw: '{"x":"' + 'a'.repeat(2_000_000) + '"}', headers: { 'content-type': 'application/json' } }),
     ];
+    // (the webhook reads an over-limit body to its end instead: a gateway must hear a 200, see messaging/doors.test.ts)
     for (const res of await Promise.all(refused)) {
       expect(res.status).to.be.oneOf([400, 413]);
       expect(res.headers.get('connection'), res.text).to.equal('close');

@@ -11,7 +11,7 @@ import { bodyText, cloudText, contentType, corruption, encode, encoding, evoluti
 /**
  * The hostile-input sweep: fast-check throws arbitrary and malicious bodies, headers and socket
  * packets at every endpoint and event of a real web + worker. Every answer must be a documented
- * 4xx with the DESIGN.md body (or a success), never a 5xx or a dropped connection, and both
+ * 4xx with the documented error body (or a success), never a 5xx or a dropped connection, and both
  * processes must still be alive and able to sign someone in afterwards.
  */
 const RUNS = { endpoint: 250, get: 80, socketEmit: 300, socketRaw: 250 };
@@ -124,7 +124,7 @@ describe('security: hostile-input sweep (fast-check) over every endpoint and soc
     sweep('refresh-token', RUNS.endpoint, post('/refresh-token', ['refreshToken', 'id'], { protectedRoute: true })));
   it('POST /logout, with and without a valid token', () => sweep('logout', RUNS.endpoint, post('/logout', ['userId', 'id'], { protectedRoute: true })));
   it('POST /send-message, with and without a valid token', () =>
-    sweep('send-message', RUNS.endpoint, post('/send-message', ['phoneNumber', 'message'], { protectedRoute: true })));
+    sweep('send-message', RUNS.endpoint, post('/send-message', ['phoneNumber', 'message', 'channel'], { protectedRoute: true })));
   it('POST /messaging-endpoint (Evolution and Cloud API shapes, and anything else)', () =>
     sweep(
       'messaging-endpoint',
@@ -136,8 +136,23 @@ describe('security: hostile-input sweep (fast-check) over every endpoint and soc
     const query = fc
       .array(fc.tuple(fc.constantFrom('hub.mode', 'hub.verify_token', 'hub.challenge', '__proto__', 'x'), hostileString), { maxLength: 4 })
       .map((pairs) => (pairs.length ? '?' + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v.replace(/[\uD800-\uDFFF]/g, ''))}`).join('&') : ''));
-    const arb = fc.record({ path: fc.constantFrom('/profile', '/health', '/messaging-endpoint'), query, auth: auth() }).map(({ path, query: q, auth: a }) => ({ method: 'GET', path: path + q, headers: a }));
+    const arb = fc.record({ path: fc.constantFrom('/profile', '/health', '/messaging-endpoint', '/sessions'), query, auth: auth() }).map(({ path, query: q, auth: a }) => ({ method: 'GET', path: path + q, headers: a }));
     return sweep('get', RUNS.get * 3, arb, (b) => b.success === true || b.status === 'ok');
+  });
+
+  it('DELETE /sessions/:id with hostile ids, with and without a valid token', () => {
+    const id = fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{1,80}$/), hostileString).map((v) => encodeURIComponent(v.replace(/[\uD800-\uDFFF]/g, '')));
+    const arb = fc.record({ id, auth: auth() }).map(({ id: i, auth: a }) => ({ method: 'DELETE', path: `/sessions/${i}`, headers: a }));
+    return sweep('delete-session', RUNS.get, arb);
+  });
+
+  it('GET /messages/:id with hostile ids, with and without a valid token', () => {
+    const id = fc
+      .oneof(fc.stringMatching(/^[A-Za-z0-9_-]{1,80}$/), fc.nat().map(String), hostileString)
+      .map((v) => encodeURIComponent(v.replace(/[\uD800-\uDFFF]/g, '')))
+      .filter((v) => v !== '');
+    const arb = fc.record({ id, auth: auth() }).map(({ id: i, auth: a }) => ({ method: 'GET', path: `/messages/${i}`, headers: a }));
+    return sweep('get-message', RUNS.get, arb);
   });
 
   describe('socket events', function () {

@@ -7,7 +7,7 @@ import { RELAXED_LIMITS, startStack, type ServiceProcess, type Stack } from '../
 import { connectSocket, freshIp, loginFrom, newRegistration, postFrom, queuesIdle } from './client.js';
 import { expectRateLimited } from './expect-error.js';
 
-/** Blank values make the service fall back to its own defaults, the ones DESIGN.md documents. */
+/** Blank values make the service fall back to its own defaults, the ones the README documents. */
 const SERVICE_DEFAULTS = Object.fromEntries(Object.keys(RELAXED_LIMITS).map((k) => [k, '']));
 const D = { register: 30, check: 120, unknown: 30, send: 30, reply: 5, socket: 20 };
 
@@ -112,13 +112,21 @@ describe('security: rate limits at their defaults, on real processes', function 
       expectRateLimited(await postFrom(stack.url, guesser, '/check-login', { pin: randomPin() }));
     }));
 
-  it('register-pin conflicts ("this PIN is taken") spend the same wrong-guess budget', () =>
-    expectGuessBudgetSpentBy(async (guesser, victimPin) => {
-      for (let i = 0; i < D.unknown; i++) {
-        const r = await postFrom(stack.url, guesser, '/register-pin', { pin: victimPin, emojiString: randomEmoji() });
-        expect(r.body.error, r.text).to.equal('PIN_CONFLICT');
-      }
-    }));
+  it(`register-pin naming a held PIN answers a decoy (no oracle), capped by the ${D.register}-a-minute registration budget`, async function () {
+    const victim = newRegistration();
+    const real = await postFrom(stack.url, freshIp(), '/register-pin', victim);
+    expect(real.status).to.equal(200);
+    const guesser = freshIp();
+    for (let i = 0; i < D.register; i++) {
+      const r = await postFrom(stack.url, guesser, '/register-pin', { pin: victim.pin, emojiString: randomEmoji() });
+      expect(r.body, r.text).to.include({ success: true, message: 'PIN registered', expiresIn: 180 });
+      expect(r.body.pinId).to.not.equal(real.body.pinId);
+    }
+    expectRateLimited(await postFrom(stack.url, guesser, '/register-pin', { pin: victim.pin, emojiString: randomEmoji() }));
+    // the decoys took nothing: the registration is intact, its string still its own
+    const again = await postFrom(stack.url, freshIp(), '/register-pin', victim);
+    expect(again.body).to.include({ pinId: real.body.pinId, message: 'PIN already registered' });
+  });
 
   it('socket cancel-auth of unknown PINs spends the same budget (no guessing by cancelling)', () =>
     expectGuessBudgetSpentBy(async (guesser, victimPin) => {

@@ -1,60 +1,108 @@
-import { jsonPost, registerRequest, webhookRequest, type BenchContext } from '../context.js';
-import { blast, isOk, runAll, type BlastResult, type RequestSpec } from '../load.js';
+import { paired, type Paired } from '../baseline.js';
+import { jsonPost, registerRequest, type BenchContext } from '../context.js';
+import { runAll, type RequestSpec } from '../load.js';
+import { queueLogins } from '../logins.js';
 import { pinFor } from '../payloads.js';
-import { sleep } from '../stats.js';
+import { CompletionCounter } from '../redis.js';
 
 /**
- * The client-facing endpoints under closed-loop load on one web node: register-pin (every
- * request a new PIN and emoji string), check-login (polling pending PINs, as apps do), profile
- * (with access tokens of real logins).
+ * The client-facing endpoints on one web node, each paired with the bare Koa baseline answering
+ * requests of the same shape (alternating rounds, baseline.ts): register-pin (every request a new
+ * PIN and emoji string), check-login while pending (polling 200 PINs round robin, as apps do),
+ * check-login once verified (each request collects one real login: a bounded run), profile (the
+ * access tokens those logins handed out) and refresh-token (each answer's new pair goes back in
+ * the pool: a refresh token is only ever presented once).
  */
 export interface EndpointFigures {
-  registerPin: BlastResult;
-  checkLogin: BlastResult;
-  profile: BlastResult;
+  registerPin: Paired;
+  checkPending: Paired;
+  checkVerified: Paired;
+  profile: Paired;
+  refresh: Paired;
 }
 
 const POOL = 200;
 
+interface TokenPair {
+  token: string;
+  refreshToken: string;
+}
+
+function pairFrom(status: number, body: string): TokenPair | null {
+  if (status !== 200) return null;
+  const b = JSON.parse(body) as Partial<TokenPair>;
+  return typeof b.token === 'string' && typeof b.refreshToken === 'string' ? { token: b.token, refreshToken: b.refreshToken } : null;
+}
+
+const refreshRequest = (p: TokenPair): RequestSpec => ({
+  ...jsonPost('/refresh-token', { refreshToken: p.refreshToken }),
+  headers: { 'content-type': 'application/json', authorization: `Bearer ${p.token}` },
+});
+
 export async function endpoints(ctx: BenchContext): Promise<EndpointFigures> {
   const { stack, sizes, seq } = ctx;
   if (!stack.worker) await stack.startWorker();
-  const url = stack.webs[0]!.url;
-  const load = { connections: sizes.connections, seconds: sizes.endpointSeconds };
+  const web = stack.webs[0]!;
+  const baseline = await stack.baseline();
+  const common = {
+    baseline,
+    service: web,
+    rounds: sizes.endpointRounds,
+    seconds: sizes.endpointSeconds,
+    warmupSeconds: sizes.warmupSeconds,
+    connections: sizes.connections,
+  };
+  const register = (): RequestSpec => registerRequest(seq.take());
 
-  ctx.log(`endpoints: register-pin, check-login, profile, ${sizes.endpointSeconds} s each`);
-  const registerPin = await blast(url, () => registerRequest(seq.take()), load);
+  ctx.log(`endpoints: ${sizes.endpointRounds} × (baseline, service) of ${sizes.endpointSeconds} s for each endpoint`);
+  const registerPin = await paired({ ...common, baselineRequest: register, serviceRequest: register });
 
   const pending = Array.from({ length: POOL }, () => seq.take());
-  await runAll(POOL, 32, (i) => ({ url, spec: registerRequest(pending[i]!) }));
+  await runAll(POOL, 32, (i) => ({ url: web.url, spec: registerRequest(pending[i]!) }));
   let c = 0;
-  const checkLogin = await blast(url, () => jsonPost('/check-login', { pin: pinFor(pending[c++ % POOL]!) }), load);
+  const check = (): RequestSpec => jsonPost('/check-login', { pin: pinFor(pending[c++ % POOL]!) });
+  const checkPending = await paired({ ...common, baselineRequest: check, serviceRequest: check });
 
-  const tokens = await loginTokens(ctx, url, 50);
+  // real logins through the worker, each collected once by the verified run
+  const n = sizes.verifiedLogins;
+  const counter = new CompletionCounter('inbound', stack.bullPrefix);
+  await counter.start();
+  const { ns } = await queueLogins(ctx, n);
+  const done = await counter.waitFor(n, sizes.drainTimeoutMs);
+  await counter.close();
+  if ((done.outcomes['logged-in'] ?? 0) < n) ctx.log(`endpoints: only ${done.outcomes['logged-in'] ?? 0} of ${n} logins completed`);
+  let v = 0;
+  const pairs: TokenPair[] = [];
+  const collect = (): RequestSpec => jsonPost('/check-login', { pin: pinFor(ns[v++ % ns.length]!) });
+  const checkVerified = await paired({
+    ...common,
+    warmupSeconds: 0,
+    amount: Math.floor(n / sizes.endpointRounds),
+    baselineRequest: check,
+    serviceRequest: collect,
+    onServiceBody: (status, body) => {
+      const p = pairFrom(status, body);
+      if (p) pairs.push(p);
+    },
+  });
+  if (pairs.length < 2 * sizes.connections) throw new Error(`endpoints: only ${pairs.length} logins collected, too few for profile and refresh-token`);
+
   let p = 0;
+  const tokens = pairs.map((t) => t.token);
   const profileRequest = (): RequestSpec => ({ method: 'GET', path: '/profile', headers: { authorization: `Bearer ${tokens[p++ % tokens.length]}` } });
-  const profile = await blast(url, profileRequest, load);
-  return { registerPin, checkLogin, profile };
-}
+  const profile = await paired({ ...common, baselineRequest: profileRequest, serviceRequest: profileRequest });
 
-/** Full logins through the webhook and check-login: their access tokens. */
-async function loginTokens(ctx: BenchContext, url: string, count: number): Promise<string[]> {
-  const ns = Array.from({ length: count }, () => ctx.seq.take());
-  await runAll(count, 16, (i) => ({ url, spec: registerRequest(ns[i]!) }));
-  await runAll(count, 16, (i) => ({ url, spec: webhookRequest(ctx, ns[i]!) }));
-  const tokens: string[] = [];
-  let waiting = ns;
-  for (let attempt = 0; attempt < 50 && waiting.length > 0; attempt++) {
-    const answers = await runAll(waiting.length, 16, (i) => ({ url, spec: jsonPost('/check-login', { pin: pinFor(waiting[i]!) }) }));
-    const still: number[] = [];
-    answers.forEach((a, i) => {
-      const body = isOk(a) ? (JSON.parse(a.body) as { verified?: boolean; token?: string }) : {};
-      if (body.verified && body.token) tokens.push(body.token);
-      else still.push(waiting[i]!);
-    });
-    waiting = still;
-    if (waiting.length > 0) await sleep(100);
-  }
-  if (tokens.length === 0) throw new Error('endpoints: no login completed, so /profile cannot be measured');
-  return tokens;
+  // a pair leaves the pool when sent and its successor comes back with the answer
+  const fixed = pairs[0]!;
+  const pool = pairs.slice(1);
+  const refresh = await paired({
+    ...common,
+    baselineRequest: () => refreshRequest(fixed),
+    serviceRequest: () => refreshRequest(pool.shift() ?? { token: 'pool-empty', refreshToken: 'pool-empty' }),
+    onServiceBody: (status, body) => {
+      const next = pairFrom(status, body);
+      if (next) pool.push(next);
+    },
+  });
+  return { registerPin, checkPending, checkVerified, profile, refresh };
 }

@@ -1,125 +1,183 @@
 import type { Socket } from 'socket.io-client';
-import { registerRequest, webhookRequest, type BenchContext } from '../context.js';
-import { isOk, runAll, send } from '../load.js';
-import { emojiFor, pinFor } from '../payloads.js';
-import { cpuMs } from '../processes.js';
+import { webhookRequest, type BenchContext } from '../context.js';
+import { isOk, send } from '../load.js';
+import { queueLogins } from '../logins.js';
+import { emojiFor, phoneFor, pinFor } from '../payloads.js';
+import { cpuMs, type Child } from '../processes.js';
 import { benchRedis, CompletionCounter, redisCpuMs, type JobStages } from '../redis.js';
 import { closeAll, connectAll, inBatches, registerPin } from '../sockets.js';
 import { now, round, sleep, summarise, type LatencySummary } from '../stats.js';
+import { keys } from '../../../src/redis/keys.js';
 
 /**
- * End-to-end login: clients registered on sockets over both web nodes; their chat messages
- * posted at a fixed rate (open loop: the rate does not slow down when the service does), each
- * to the other node than its socket's; latency from the webhook POST to `auth-success` at the
- * client. Then the most logins one worker sustains: N logins queued while no worker runs, one
- * worker started, the time from its first completed job to its last.
+ * End-to-end login, as two curves:
+ * - latency against offered load: clients registered on sockets over both web nodes (up to 16
+ *   registrations a socket, as the service allows); their chat messages posted at a fixed rate
+ *   (open loop: the rate does not slow down when the service does), each to the other node than
+ *   its socket's; latency from the webhook POST to `auth-success` at the client. The rate steps
+ *   up until the service saturates (it falls behind the rate, or p99 passes a second).
+ * - logins/s against worker processes (1, 2, 4 on one Redis): N logins queued on a held queue,
+ *   the workers started and ready, the queue released; from the first completed job to the last.
  */
-export interface LoginFigures {
-  latency: LatencySummary & {
-    rate: number;
-    achievedRate: number;
-    clients: number;
-    /** webhooks sent in the first seconds, left out of p50/p99/max (still counted as missing if lost) */
-    warmup: number;
-    missing: number;
-    webhookFailures: number;
-    /** the refused webhooks by status (0: no answer) */
-    failureStatuses: Record<string, number>;
-    /** worker CPU ms per login at this rate */
-    workerCpuPerLogin: number;
-    /** p50 and max of each second of the run, by when the webhook was sent: shows transients */
-    bySecond: Array<{ second: number; p50: number; max: number }>;
-    /** latency of the first and the last webhook fired (a rising figure means a growing queue) */
-    first: number;
-    last: number;
-    /** where the time went, from BullMQ's job timestamps */
-    stages: JobStages;
-  };
-  worker: { logins: number; accepted: number; loggedIn: number; cpuPerLogin: number; redisCpuPerLogin: number; perSecond: number; perSecondWithStart: number; seconds: number; lost: number };
+export interface LatencyPoint extends LatencySummary {
+  rate: number;
+  achievedRate: number;
+  clients: number;
+  /** webhooks sent in the warm-up, left out of p50/p99/max (still counted as missing if lost) */
+  warmup: number;
+  missing: number;
+  webhookFailures: number;
+  /** the refused webhooks by status (0: no answer) */
+  failureStatuses: Record<string, number>;
+  /** worker CPU ms per login at this rate */
+  workerCpuPerLogin: number;
+  /** p50 and max of each second of the step, by when the webhook was sent: shows transients */
+  bySecond: Array<{ second: number; p50: number; max: number }>;
+  /** latency of the first and the last webhook fired (a rising figure means a growing queue) */
+  first: number;
+  last: number;
+  /** where the time went, from BullMQ's job timestamps */
+  stages: JobStages;
+  saturated: boolean;
 }
+
+export interface WorkerPoint {
+  workers: number;
+  logins: number;
+  accepted: number;
+  loggedIn: number;
+  /** worker CPU ms per login (all workers), and Redis CPU ms per login (the whole server) */
+  cpuPerLogin: number;
+  redisCpuPerLogin: number;
+  perSecond: number;
+  seconds: number;
+  lost: number;
+}
+
+export interface LoginFigures {
+  latency: LatencyPoint[];
+  /** the highest offered rate served without saturating */
+  sustainedRate: number | null;
+  workers: WorkerPoint[];
+}
+
+const PINS_PER_SOCKET = 16;
+/** past this p99 (ms), or below 90 % of the offered rate, a step counts as saturated */
+const SATURATED_P99_MS = 1000;
 
 export async function login(ctx: BenchContext): Promise<LoginFigures> {
-  return { latency: await socketLatency(ctx), worker: await workerThroughput(ctx) };
+  const latency = await latencyCurve(ctx);
+  const ok = latency.filter((p) => !p.saturated);
+  return { latency, sustainedRate: ok.length ? ok[ok.length - 1]!.rate : null, workers: await workerCurve(ctx) };
 }
 
-async function socketLatency(ctx: BenchContext): Promise<LoginFigures['latency']> {
-  const { stack, sizes, seq } = ctx;
-  if (!stack.worker) await stack.startWorker();
-  const urls = stack.urls;
-  const count = sizes.loginRate * sizes.loginSeconds;
-  ctx.log(`login: ${count} socket clients over ${urls.length} nodes, webhooks at ${sizes.loginRate}/s`);
-  const sockets: Socket[] = await connectAll(urls, count);
+async function latencyCurve(ctx: BenchContext): Promise<LatencyPoint[]> {
+  const { stack, sizes } = ctx;
+  await stack.stopWorkers();
+  await stack.startWorker();
+  const most = Math.max(...sizes.loginRates) * sizes.loginSeconds;
+  const socketCount = Math.ceil(most / PINS_PER_SOCKET);
+  ctx.log(`login: ${socketCount} sockets over ${stack.urls.length} nodes; webhooks at ${sizes.loginRates.join(', ')}/s, ${sizes.loginSeconds} s each`);
+  const sockets: Socket[] = await connectAll(stack.urls, socketCount);
+  // auth-success carries the user, whose phone is unique to the login (phoneFor(n))
+  let onSuccess: (phone: string) => void = () => undefined;
+  for (const s of sockets) s.on('auth-success', (r: { user?: { phone?: string } }) => onSuccess(r.user?.phone ?? ''));
+  const points: LatencyPoint[] = [];
   try {
-    const ns = Array.from({ length: count }, () => seq.take());
-    await inBatches(count, 100, (i) => registerPin(sockets[i]!, pinFor(ns[i]!), emojiFor(ns[i]!)));
-
-    const sentAt = new Float64Array(count).fill(NaN);
-    const latencies: number[] = [];
-    const byClient = new Float64Array(count).fill(NaN);
-    const warmupMs = sizes.warmupSeconds * 1000;
-    let t0 = Infinity;
-    let received = 0;
-    let allReceived: () => void = () => undefined;
-    const everyone = new Promise<void>((resolve) => (allReceived = resolve));
-    sockets.forEach((socket, i) =>
-      socket.once('auth-success', () => {
-        byClient[i] = now() - sentAt[i]!;
-        // the first seconds warm the path up (JIT, connections, buffers): steady state is the figure
-        if (sentAt[i]! - t0 >= warmupMs) latencies.push(byClient[i]!);
-        if (++received === count) allReceived();
-      }),
-    );
-
-    let webhookFailures = 0;
-    const failureStatuses: Record<string, number> = {};
-    const requests = ns.map((n) => webhookRequest(ctx, n));
-    const interval = 1000 / sizes.loginRate;
-    const worker = stack.worker!;
-    const cpuBefore = cpuMs(worker.pid);
-    t0 = now();
-    const wallStart = Date.now();
-    let fired = 0;
-    let lastSent = t0;
-    await new Promise<void>((resolve) => {
-      const tick = (): void => {
-        const due = Math.min(count, Math.floor((now() - t0) / interval) + 1);
-        while (fired < due) {
-          const i = fired++;
-          // the socket of client i is on urls[i % n]; its chat message arrives at the next node
-          void send(urls[(i + 1) % urls.length]!, requests[i]!, () => (sentAt[i] = lastSent = now())).then((a) => {
-            if (isOk(a)) return;
-            webhookFailures++;
-            failureStatuses[a.status] = (failureStatuses[a.status] ?? 0) + 1;
-          });
-        }
-        if (fired >= count) resolve();
-        else setTimeout(tick, 1);
-      };
-      tick();
-    });
-    await Promise.race([everyone, sleep(10_000)]);
-    const workerCpu = cpuMs(worker.pid) - cpuBefore;
-    return {
-      ...summarise(latencies),
-      rate: sizes.loginRate,
-      achievedRate: round((count - 1) / ((lastSent - t0) / 1000)),
-      clients: count,
-      warmup: count - latencies.length - (count - received),
-      missing: count - received,
-      webhookFailures,
-      failureStatuses,
-      workerCpuPerLogin: round(workerCpu / Math.max(1, received), 3),
-      bySecond: perSecond(sentAt, byClient, t0),
-      first: round(byClient[0]!, 2),
-      last: round(byClient[count - 1]!, 2),
-      stages: await stack.inbound.stages(wallStart, count + 100),
-    };
+    for (const rate of sizes.loginRates) {
+      const point = await latencyStep(ctx, sockets, rate, (fn) => (onSuccess = fn));
+      points.push(point);
+      ctx.log(`login: ${rate}/s → p50 ${point.p50} ms, p99 ${point.p99} ms${point.saturated ? ' (saturated)' : ''}`);
+      if (point.saturated) break;
+      // whatever the step left queued is done before the next one starts
+      await stack.inbound.drained(keys(stack.prefix).inboundIntake(), sizes.drainTimeoutMs, true);
+    }
   } finally {
     closeAll(sockets);
   }
+  return points;
 }
 
-function perSecond(sentAt: Float64Array, latency: Float64Array, t0: number): LoginFigures['latency']['bySecond'] {
+async function latencyStep(ctx: BenchContext, sockets: Socket[], rate: number, listen: (fn: (phone: string) => void) => void): Promise<LatencyPoint> {
+  const { stack, sizes, seq } = ctx;
+  const urls = stack.urls;
+  const count = Math.max(2, Math.round(rate * sizes.loginSeconds));
+  const ns = Array.from({ length: count }, () => seq.take());
+  // registration i on socket i % sockets (its node: urls[(i % sockets) % urls])
+  const socketOf = (i: number): number => i % sockets.length;
+  await inBatches(count, 200, (i) => registerPin(sockets[socketOf(i)]!, pinFor(ns[i]!), emojiFor(ns[i]!)));
+  const index = new Map(ns.map((n, i) => [phoneFor(n), i]));
+
+  const sentAt = new Float64Array(count).fill(NaN);
+  const latencies: number[] = [];
+  const byClient = new Float64Array(count).fill(NaN);
+  const warmupMs = sizes.loginWarmupSeconds * 1000;
+  let t0 = Infinity;
+  let received = 0;
+  let allReceived: () => void = () => undefined;
+  const everyone = new Promise<void>((resolve) => (allReceived = resolve));
+  listen((phone) => {
+    const i = index.get(phone);
+    if (i === undefined || !Number.isNaN(byClient[i]!)) return;
+    byClient[i] = now() - sentAt[i]!;
+    // the first part warms the path up (JIT, connections, buffers): steady state is the figure
+    if (sentAt[i]! - t0 >= warmupMs) latencies.push(byClient[i]!);
+    if (++received === count) allReceived();
+  });
+
+  let webhookFailures = 0;
+  const failureStatuses: Record<string, number> = {};
+  const requests = ns.map((n) => webhookRequest(ctx, n));
+  const interval = 1000 / rate;
+  const worker = stack.worker!;
+  const cpuBefore = cpuMs(worker.pid);
+  t0 = now();
+  const wallStart = Date.now();
+  let fired = 0;
+  let lastSent = t0;
+  await new Promise<void>((resolve) => {
+    const tick = (): void => {
+      const due = Math.min(count, Math.floor((now() - t0) / interval) + 1);
+      while (fired < due) {
+        const i = fired++;
+        // the chat message arrives at the node after the one holding the client's socket
+        const url = urls[(socketOf(i) + 1) % urls.length]!;
+        void send(url, requests[i]!, () => (sentAt[i] = lastSent = now())).then((a) => {
+          if (isOk(a)) return;
+          webhookFailures++;
+          failureStatuses[a.status] = (failureStatuses[a.status] ?? 0) + 1;
+        });
+      }
+      if (fired >= count) resolve();
+      else setTimeout(tick, 1);
+    };
+    tick();
+  });
+  await Promise.race([everyone, sleep(10_000)]);
+  listen(() => undefined);
+  const workerCpu = cpuMs(worker.pid) - cpuBefore;
+  const summary = summarise(latencies);
+  const achievedRate = round((count - 1) / ((lastSent - t0) / 1000));
+  const missing = count - received;
+  return {
+    ...summary,
+    rate,
+    achievedRate,
+    clients: count,
+    warmup: count - latencies.length - missing,
+    missing,
+    webhookFailures,
+    failureStatuses,
+    workerCpuPerLogin: round(workerCpu / Math.max(1, received), 3),
+    bySecond: perSecond(sentAt, byClient, t0),
+    first: round(byClient[0]!, 2),
+    last: round(byClient[count - 1]!, 2),
+    stages: await stack.inbound.stages(wallStart, count + 100),
+    saturated: missing > 0 || webhookFailures > 0 || achievedRate < 0.9 * rate || !(summary.p99 <= SATURATED_P99_MS),
+  };
+}
+
+function perSecond(sentAt: Float64Array, latency: Float64Array, t0: number): LatencyPoint['bySecond'] {
   const buckets: number[][] = [];
   sentAt.forEach((t, i) => {
     if (Number.isNaN(latency[i]!)) return;
@@ -131,43 +189,55 @@ function perSecond(sentAt: Float64Array, latency: Float64Array, t0: number): Log
   });
 }
 
-async function workerThroughput(ctx: BenchContext): Promise<LoginFigures['worker']> {
-  const { stack, sizes, seq } = ctx;
-  const n = sizes.workerLogins;
-  const urls = stack.urls;
-  await stack.stopWorker();
-  ctx.log(`login: ${n} registrations and their webhooks queued with no worker running`);
-  const ns = Array.from({ length: n }, () => seq.take());
-  const regs = await runAll(n, 32, (i) => ({ url: urls[i % urls.length]!, spec: registerRequest(ns[i]!) }));
-  const hooks = await runAll(n, 32, (i) => ({ url: urls[i % urls.length]!, spec: webhookRequest(ctx, ns[i]!) }));
-  const registered = regs.filter(isOk).length;
-  const accepted = hooks.filter(isOk).length;
-  if (registered !== n || accepted !== n) ctx.log(`login: only ${registered} registered, ${accepted} webhooks accepted of ${n}`);
+async function workerCurve(ctx: BenchContext): Promise<WorkerPoint[]> {
+  const points: WorkerPoint[] = [];
+  for (const count of ctx.sizes.workerCounts) {
+    const point = await workerThroughput(ctx, count);
+    points.push(point);
+    ctx.log(`login: ${count} worker(s) → ${point.perSecond} logins/s`);
+  }
+  return points;
+}
 
+/** N logins waiting on the held queue, `count` workers started and ready, then the queue released. */
+async function workerThroughput(ctx: BenchContext, count: number): Promise<WorkerPoint> {
+  const { stack, sizes } = ctx;
+  const n = sizes.workerLogins;
+  await stack.stopWorkers();
+  ctx.log(`login: ${n} logins queued for ${count} worker(s)`);
+  const { accepted } = await queueLogins(ctx, n);
+  await stack.inbound.pause();
+  let workers: Child[];
+  try {
+    workers = await stack.startWorkers(count);
+    // the pump moves the whole intake stream onto the (held) queue before the clock starts
+    await stack.inbound.drained(keys(stack.prefix).inboundIntake(), sizes.drainTimeoutMs, false);
+  } catch (err) {
+    await stack.inbound.resume();
+    throw err;
+  }
   const counter = new CompletionCounter('inbound', stack.bullPrefix);
   await counter.start();
-  const started = now();
-  const worker = await stack.startWorker();
   const redis = benchRedis();
-  const cpuAtStart = cpuMs(worker.pid);
+  const cpuAtStart = workers.reduce((a, w) => a + cpuMs(w.pid), 0);
   const redisAtStart = await redisCpuMs(redis);
-  const doneAtStart = counter.snapshot().distinct;
+  await stack.inbound.resume();
   const done = await counter.waitFor(accepted, sizes.drainTimeoutMs);
-  const cpu = cpuMs(worker.pid) - cpuAtStart;
+  const cpu = workers.reduce((a, w) => a + cpuMs(w.pid), 0) - cpuAtStart;
   const redisCpu = (await redisCpuMs(redis)) - redisAtStart;
   redis.disconnect();
   await counter.close();
   const loggedIn = done.outcomes['logged-in'] ?? 0;
   const span = (done.lastAt - done.firstAt) / 1000;
   return {
+    workers: count,
     logins: n,
     accepted,
     loggedIn,
-    cpuPerLogin: round(cpu / Math.max(1, done.distinct - doneAtStart), 3),
-    // every process's Redis work in that time, not only this worker's: noisy on a shared Redis
-    redisCpuPerLogin: round(redisCpu / Math.max(1, done.distinct - doneAtStart), 3),
+    cpuPerLogin: round(cpu / Math.max(1, done.distinct), 3),
+    // every process's Redis work in that time, not only the workers': noisy on a shared Redis
+    redisCpuPerLogin: round(redisCpu / Math.max(1, done.distinct), 3),
     perSecond: round(loggedIn / span),
-    perSecondWithStart: round(loggedIn / ((done.lastAt - started) / 1000)),
     seconds: round(span, 2),
     // every accepted chat message quoted a pending registration: each must have logged in
     lost: Math.max(0, accepted - loggedIn),

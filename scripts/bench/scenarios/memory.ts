@@ -1,24 +1,50 @@
-import { registerRequest, type BenchContext } from '../context.js';
+import { readFileSync } from 'node:fs';
+import { jsonPost, registerRequest, type BenchContext } from '../context.js';
 import { isOk, runAll } from '../load.js';
+import { queueLogins } from '../logins.js';
+import { pinFor } from '../payloads.js';
 import { rssBytes } from '../processes.js';
-import { benchRedis, prefixMemory, usedMemory } from '../redis.js';
+import { benchRedis, CompletionCounter, prefixMemory, usedMemory } from '../redis.js';
 import { closeAll, connectAll } from '../sockets.js';
 import { round, sleep } from '../stats.js';
+import type { Socket } from 'socket.io-client';
 
 /**
- * Memory: Redis bytes per active registration (INFO used_memory before and after N
- * registrations; also the sum of MEMORY USAGE over the benchmark's own keys, which other
- * tenants of a shared Redis cannot disturb), and the resident memory of each process with
- * those registrations and M idle sockets on the first web node.
+ * Memory, as two curves and one figure:
+ * - Redis against active registrations (register-pin over both nodes, measured at each point):
+ *   INFO used_memory (the whole server) and the sum of MEMORY USAGE over the benchmark's own
+ *   keys (which other tenants of a shared Redis cannot disturb), with the breakdown by key class;
+ * - bytes per session: M logins through the worker, collected by check-login, then what stays
+ *   per signed-in person (every key class but the queues' and the rate limits');
+ * - web-1's resident memory against idle sockets (0 to 10,000), within the open-file limit.
  */
-export interface MemoryFigures {
+export interface RegistrationPoint {
   registrations: number;
+  usedMemoryMB: number;
+  /** used_memory and own keys, bytes per registration since the curve's start */
   bytesPerRegistration: number;
   prefixBytesPerRegistration: number;
-  /** where the prefix's bytes per registration go, by key class (bytes, keys added per registration) */
+}
+
+export interface SocketPoint {
+  sockets: number;
+  rssMB: number;
+}
+
+export interface MemoryFigures {
+  registrations: RegistrationPoint[];
+  /** where the prefix's bytes per registration go at the last point, by key class */
   breakdown: Record<string, { bytes: number; keys: number }>;
-  idleSockets: number;
-  rss: { web1Start: number; web1Idle: number; web1: number; web2: number; worker: number | null };
+  sessions: {
+    logins: number;
+    /** own-key bytes per login that stay once it is collected (session, its user's index of sessions, user, phone, message mark) */
+    bytesPerSession: number;
+    breakdown: Record<string, { bytes: number; keys: number }>;
+  };
+  sockets: SocketPoint[];
+  /** the open-file limit of this process (each client socket is one file here and one in web-1) */
+  openFileLimit: number | null;
+  rss: { web1Start: number; web2: number; worker: number | null };
 }
 
 const MB = 1024 * 1024;
@@ -27,8 +53,8 @@ type ByClass = Awaited<ReturnType<typeof prefixMemory>>;
 
 const total = (m: ByClass): number => [...m.values()].reduce((a, e) => a + e.bytes, 0);
 
-function perRegistration(before: ByClass, after: ByClass, n: number): MemoryFigures['breakdown'] {
-  const out: MemoryFigures['breakdown'] = {};
+function perItem(before: ByClass, after: ByClass, n: number): Record<string, { bytes: number; keys: number }> {
+  const out: Record<string, { bytes: number; keys: number }> = {};
   for (const [c, a] of after) {
     const b = before.get(c) ?? { keys: 0, bytes: 0 };
     const bytes = round((a.bytes - b.bytes) / n, 1);
@@ -47,55 +73,113 @@ async function settledUsedMemory(redis: ReturnType<typeof benchRedis>): Promise<
   return readings.sort((a, b) => a - b)[1]!;
 }
 
-/** Median of five readings over two seconds: a garbage collection mid-way shows up as one outlier. */
+/** Median of five readings over a second: a garbage collection mid-way shows up as one outlier. */
 async function settledRss(pid: number): Promise<number> {
   const readings: number[] = [];
   for (let i = 0; i < 5; i++) {
-    await sleep(400);
+    await sleep(200);
     readings.push(rssBytes(pid));
   }
   return readings.sort((a, b) => a - b)[2]!;
 }
 
+/** The soft limit on open files (`ulimit -n`), from /proc. */
+function openFileLimit(): number | null {
+  const m = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+  return !m ? null : m[1] === 'unlimited' ? Infinity : Number(m[1]);
+}
+
 export async function memory(ctx: BenchContext): Promise<MemoryFigures> {
-  const { stack, sizes, seq } = ctx;
+  const { stack } = ctx;
   if (!stack.worker) await stack.startWorker();
-  const urls = stack.urls;
   const redis = benchRedis();
   try {
-    const n = sizes.registrations;
-    ctx.log(`memory: ${n} registrations, then ${sizes.idleSockets} idle sockets on web-1`);
-    const beforePrefix = await prefixMemory(redis, stack.prefix);
-    const before = await settledUsedMemory(redis);
-    const ns = Array.from({ length: n }, () => seq.take());
-    const answers = await runAll(n, 32, (i) => ({ url: urls[i % urls.length]!, spec: registerRequest(ns[i]!) }));
-    const registered = answers.filter(isOk).length;
-    const after = await settledUsedMemory(redis);
-    const afterPrefix = await prefixMemory(redis, stack.prefix);
-
-    const web1 = stack.webs[0]!;
-    const web1Idle = rssBytes(web1.pid);
-    const sockets = await connectAll([web1.url], sizes.idleSockets);
-    try {
-      const web1Rss = await settledRss(web1.pid);
-      return {
-        registrations: registered,
-        bytesPerRegistration: round((after - before) / registered),
-        prefixBytesPerRegistration: round((total(afterPrefix) - total(beforePrefix)) / registered),
-        breakdown: perRegistration(beforePrefix, afterPrefix, registered),
-        idleSockets: sockets.length,
-        rss: {
-          web1Start: round((stack.startRss.get(web1.name) ?? NaN) / MB, 1),
-          web1Idle: round(web1Idle / MB, 1),
-          web1: round(web1Rss / MB, 1),
-          web2: round(rssBytes(stack.webs[1]!.pid) / MB, 1),
-          worker: stack.worker ? round(rssBytes(stack.worker.pid) / MB, 1) : null,
-        },
-      };
-    } finally {
-      closeAll(sockets);
-    }
+    const { points, breakdown } = await registrationCurve(ctx, redis);
+    const sessions = await sessionBytes(ctx, redis);
+    const limit = openFileLimit();
+    const sockets = await socketCurve(ctx, limit);
+    return {
+      registrations: points,
+      breakdown,
+      sessions,
+      sockets,
+      openFileLimit: limit === Infinity ? null : limit,
+      rss: {
+        web1Start: round((stack.startRss.get(stack.webs[0]!.name) ?? NaN) / MB, 1),
+        web2: round(rssBytes(stack.webs[1]!.pid) / MB, 1),
+        worker: stack.worker ? round(rssBytes(stack.worker.pid) / MB, 1) : null,
+      },
+    };
   } finally {
     redis.disconnect();
   }
+}
+
+async function registrationCurve(ctx: BenchContext, redis: ReturnType<typeof benchRedis>): Promise<{ points: RegistrationPoint[]; breakdown: MemoryFigures['breakdown'] }> {
+  const { stack, sizes, seq } = ctx;
+  const urls = stack.urls;
+  ctx.log(`memory: Redis at ${sizes.registrationPoints.join(', ')} active registrations`);
+  const beforePrefix = await prefixMemory(redis, stack.prefix);
+  const before = await settledUsedMemory(redis);
+  const points: RegistrationPoint[] = [];
+  let registered = 0;
+  let afterPrefix = beforePrefix;
+  for (const target of sizes.registrationPoints) {
+    const ns = Array.from({ length: target - registered }, () => seq.take());
+    const answers = await runAll(ns.length, 64, (i) => ({ url: urls[i % urls.length]!, spec: registerRequest(ns[i]!) }));
+    registered += answers.filter(isOk).length;
+    const used = await settledUsedMemory(redis);
+    afterPrefix = await prefixMemory(redis, stack.prefix);
+    points.push({
+      registrations: registered,
+      usedMemoryMB: round(used / MB, 2),
+      bytesPerRegistration: round((used - before) / registered),
+      prefixBytesPerRegistration: round((total(afterPrefix) - total(beforePrefix)) / registered),
+    });
+  }
+  return { points, breakdown: perItem(beforePrefix, afterPrefix, registered) };
+}
+
+async function sessionBytes(ctx: BenchContext, redis: ReturnType<typeof benchRedis>): Promise<MemoryFigures['sessions']> {
+  const { stack, sizes } = ctx;
+  const n = sizes.sessionLogins;
+  ctx.log(`memory: ${n} logins, collected, for the bytes a session keeps`);
+  const before = await prefixMemory(redis, stack.prefix);
+  const counter = new CompletionCounter('inbound', stack.bullPrefix);
+  await counter.start();
+  const { ns } = await queueLogins(ctx, n);
+  const done = await counter.waitFor(n, sizes.drainTimeoutMs);
+  await counter.close();
+  const url = stack.webs[0]!.url;
+  await runAll(n, 32, (i) => ({ url, spec: jsonPost('/check-login', { pin: pinFor(ns[i]!) }) }));
+  const after = await prefixMemory(redis, stack.prefix);
+  const logins = done.outcomes['logged-in'] ?? 0;
+  const breakdown = perItem(before, after, Math.max(1, logins));
+  // what stays with the person: every class of key but the queues' (bounded history) and the
+  // rate limits' (gone within their window)
+  const kept = Object.entries(breakdown)
+    .filter(([c]) => !c.startsWith('bull:') && c !== 'rl')
+    .reduce((a, [, e]) => a + e.bytes, 0);
+  return { logins, bytesPerSession: round(kept), breakdown };
+}
+
+async function socketCurve(ctx: BenchContext, limit: number | null): Promise<SocketPoint[]> {
+  const { stack, sizes } = ctx;
+  const web1 = stack.webs[0]!;
+  // each client socket is an open file here and one in web-1 (which inherits this limit)
+  const room = limit === null ? Infinity : limit - 500;
+  const wanted = sizes.socketPoints.filter((n) => n <= room);
+  if (wanted.length < sizes.socketPoints.length) ctx.log(`memory: open-file limit ${limit}: sockets curve stops at ${wanted[wanted.length - 1]} (raise it with ulimit -n)`);
+  ctx.log(`memory: web-1 RSS at ${wanted.join(', ')} idle sockets`);
+  const sockets: Socket[] = [];
+  const points: SocketPoint[] = [];
+  try {
+    for (const target of wanted) {
+      sockets.push(...(await connectAll([web1.url], target - sockets.length)));
+      points.push({ sockets: sockets.length, rssMB: round((await settledRss(web1.pid)) / MB, 1) });
+    }
+  } finally {
+    closeAll(sockets);
+  }
+  return points;
 }

@@ -22,6 +22,8 @@ export function metricsHooks(metrics: WebMetrics): Required<Pick<AppHooks, 'onRe
     webhook: {
       onRejected: () => metrics.webhookRejected(),
       onIgnored: (reason) => metrics.webhookIgnored(reason),
+      onDropped: (reason) => metrics.webhookDropped(reason),
+      onStatus: (update, result) => metrics.deliveryStatus(update.channel.split(':')[0]!, update.status, result),
     },
   };
 }

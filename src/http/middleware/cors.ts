@@ -15,8 +15,8 @@ export function corsAllowlist(origins: readonly string[]): Middleware | null {
       const origin = ctx.get('Origin');
       return allowed.has(origin) ? origin : '';
     },
-    allowMethods: ['GET', 'POST', 'OPTIONS'],
-    allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'],
     exposeHeaders: ['Retry-After', 'X-Request-Id'],
     maxAge: 600,
     credentials: false,

@@ -1,10 +1,10 @@
 import type { Next } from 'koa';
-import { AppError, toAppError } from '../../errors.js';
+import { AppError, redisFault, toAppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AppContext } from '../context.js';
 
 /**
- * The one place errors become responses: the DESIGN.md body, never a stack trace. Errors of
+ * The one place errors become responses: the one error body `{success: false, error, message}`, never a stack trace. Errors of
  * koa-bodyparser, raw-body and the router (which carry an http `status`) keep their meaning.
  */
 function fromHttpError(err: unknown): AppError | null {
@@ -28,13 +28,10 @@ function fromHttpError(err: unknown): AppError | null {
 /** What anything thrown while answering becomes; faults on our side (5xx) are logged. */
 export function errorFor(thrown: unknown, log: () => Logger | undefined): AppError {
   const err = fromHttpError(thrown) ?? toAppError(thrown);
-  if (err.status >= 500) {
-    log()?.error('request failed', {
-      code: err.code,
-      error: err.cause instanceof Error ? err.cause.message : String(err.cause ?? err.message),
-      stack: err.status === 500 && err.cause instanceof Error ? err.cause.stack : undefined,
-    });
-  }
+  const cause = err.cause instanceof Error ? err.cause.message : String(err.cause ?? err.message);
+  // a fault of ours carries its stack; an unavailable store is an expected condition: one warn line
+  if (err.status === 500) log()?.error('request failed', { code: err.code, error: cause, stack: err.cause instanceof Error ? err.cause.stack : undefined });
+  else if (err.status > 500) log()?.warn('request refused: store unavailable', { code: err.code, fault: redisFault(err.cause) ?? 'other', error: cause });
   return err;
 }
 

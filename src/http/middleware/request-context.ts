@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
+import { loggablePath } from '../../messaging/webhook-path.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AppContext } from '../context.js';
 
@@ -39,7 +40,8 @@ export function requestContext(log: Logger, onFinish?: (ctx: AppContext, seconds
       onFinish?.(ctx, seconds);
       if (accessLog) ctx.state.log.http('request', {
         method: ctx.method,
-        path: ctx.path,
+        // the webhook's path may hold its secret: logged by its label
+        path: loggablePath(ctx.path),
         status: ctx.status,
         ms: Math.round(seconds * 1e4) / 10,
         ip: ctx.ip,

@@ -1,26 +1,46 @@
+import { redisFault } from '../../errors.js';
 import type { Services } from '../../services.js';
 import type { AppRouter } from '../context.js';
 
 const HEALTH_TIMEOUT_MS = 1000;
+/** the probe key outlives a few checks, never more */
+const PROBE_TTL_MS = 60_000;
 
-/** GET /health: 200 while Redis answers, else 503 `unavailable` within about a second. */
+const within = <T>(p: Promise<T>): Promise<T> =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('Command timed out (health)')), HEALTH_TIMEOUT_MS).unref())]);
+
+const reasonOf = (err: unknown): string => redisFault(err) ?? 'error';
+
+/**
+ * GET /health, within about a second: 200 `ok` while Redis answers reads and takes writes;
+ * 503 `degraded` with a `reason` (out-of-memory, read-only, persistence-failing...) while it
+ * answers but refuses writes, so no login can complete; 503 `unavailable` with a `reason` while
+ * it does not answer. The write probe is one small key per node that expires on its own.
+ */
 export function registerHealthRoute(router: AppRouter, services: Services): void {
+  const { redis, keys, registrations, config } = services;
   router.get('/health', async (ctx) => {
-    let activePins: number | null = null;
-    try {
-      activePins = await Promise.race([
-        services.registrations.activeCount(),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('health timeout')), HEALTH_TIMEOUT_MS).unref()),
-      ]);
-    } catch {
-      activePins = null;
+    const [read, write] = await Promise.allSettled([
+      within(registrations.activeCount()),
+      within(redis.set(keys.healthProbe(config.instanceName), Date.now(), 'PX', PROBE_TTL_MS)),
+    ]);
+    const activePins = read.status === 'fulfilled' ? read.value : null;
+    let status: 'ok' | 'degraded' | 'unavailable' = 'ok';
+    let reason: string | undefined;
+    if (read.status === 'rejected') {
+      status = 'unavailable';
+      reason = reasonOf(read.reason);
+    } else if (write.status === 'rejected') {
+      status = 'degraded';
+      reason = reasonOf(write.reason);
     }
-    ctx.status = activePins === null ? 503 : 200;
+    ctx.status = status === 'ok' ? 200 : 503;
     ctx.body = {
-      status: activePins === null ? 'unavailable' : 'ok',
+      status,
       timestamp: new Date().toISOString(),
       activePins,
-      instance: services.config.instanceName,
+      instance: config.instanceName,
+      ...(reason !== undefined ? { reason } : {}),
     };
   });
 }

@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.js';
 import { sameSecret } from '../../messaging/webhook-auth.js';
+import { parseWebhookPath } from '../../messaging/webhook-path.js';
 import type { Services } from '../../services.js';
 import type { AppContext, AppRouter } from '../context.js';
 import type { AcceptWebhook } from '../webhook-core.js';
@@ -30,8 +31,14 @@ export function registerMessagingEndpointRoute(router: AppRouter, services: Serv
     throw new AppError('FORBIDDEN', 'Verification token mismatch');
   });
 
-  // Served by the lean handler in front of Koa in the web role (fast-webhook.ts); the same core here.
-  router.post('/messaging-endpoint', async (ctx: AppContext) => {
-    ctx.body = await accept(ctx.req, () => ctx.state.log);
-  });
+  // Served by the lean handler in front of Koa in the web role (fast-webhook.ts); the same core
+  // here, on the same paths (by-events suffix, secret segment: see webhook-path.ts).
+  const post = async (ctx: AppContext): Promise<void> => {
+    const route = parseWebhookPath(ctx.path);
+    if (route === null) throw new AppError('NOT_FOUND');
+    ctx.body = await accept(ctx.req, route, () => ctx.state.log);
+  };
+  router.post('/messaging-endpoint', post);
+  router.post('/messaging-endpoint/:first', post);
+  router.post('/messaging-endpoint/:first/:second', post);
 }

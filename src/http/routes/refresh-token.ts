@@ -5,7 +5,7 @@ import { authenticateAllowExpired } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
 
 /**
- * POST /refresh-token, both body forms of the spec: `{refreshToken}` rotates that refresh token
+ * POST /refresh-token, both body forms: `{refreshToken}` rotates that refresh token
  * (reuse closes the session); `{id}` needs an unexpired access token for that user.
  */
 export function registerRefreshTokenRoute(router: AppRouter, services: Services, bodyLimit: string): void {

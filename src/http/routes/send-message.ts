@@ -1,17 +1,56 @@
+import { AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { validate } from '../../validation/validate.js';
 import type { AppRouter } from '../context.js';
+import { IDEMPOTENCY_HEADER, IdempotencyKeys } from '../idempotency.js';
 import { authenticate } from '../middleware/authenticate.js';
 import { jsonBody } from '../middleware/json-body.js';
 
-/** POST /send-message: queued on `outbound`, answered once the job is in Redis, with its id. */
+/**
+ * POST /send-message: queued on `outbound` for the channel named (one of those configured;
+ * absent: the default channel), recorded for delivery tracking, answered once both are in
+ * Redis with the id that `GET /messages/:id` takes. Header `Idempotency-Key` (optional, 1-255
+ * printable ASCII): a retry with the same key and body answers the same messageId and sends
+ * once; another body under the key is 422.
+ */
 export function registerSendMessageRoute(router: AppRouter, services: Services, bodyLimit: string): void {
+  const { channels, defaultChannel } = services.config;
+  const idempotency = new IdempotencyKeys(services.redis, services.keys, services.config.idempotencyKeySeconds);
   router.post('/send-message', authenticate(services.sessions), jsonBody(bodyLimit), async (ctx) => {
-    const { phoneNumber, message } = validate.sendMessage(ctx.request.body);
+    const { phoneNumber, message, channel = defaultChannel } = validate.sendMessage(ctx.request.body);
+    if (!channels.includes(channel)) {
+      const details = [{ field: 'channel', message: `must be one of the configured channels: ${channels.join(', ')}` }];
+      throw new AppError('VALIDATION_ERROR', `Invalid data: channel ${details[0]!.message}`, { details });
+    }
+    const key = IdempotencyKeys.parse(ctx.get(IDEMPOTENCY_HEADER));
     const userId = ctx.state.claims!.sub;
-    await services.limits.consume('send', userId);
-    const job = await services.queues.outbound.add('send', { to: phoneNumber, text: message, kind: 'manual', userId });
-    ctx.state.log.info('message queued', { jobId: job.id });
-    ctx.body = { success: true, message: 'Message queued', messageId: job.id };
+    // with a job id (idempotent sends) BullMQ keeps the existing job, and the tracker's
+    // `queued` never moves a record back: both are safe to repeat
+    const queue = async (jobId?: string): Promise<string> => {
+      const job = await services.queues.outbound.add('send', { to: phoneNumber, text: message, kind: 'manual', userId, channel }, jobId === undefined ? undefined : { jobId });
+      await services.delivery.queued(String(job.id), { owner: userId, kind: 'manual', channel });
+      return String(job.id);
+    };
+    let messageId: string;
+    if (key === undefined) {
+      await services.limits.consume('send', userId);
+      messageId = await queue();
+    } else {
+      const run = await idempotency.begin(userId, key, { phoneNumber, message, channel });
+      if (run.first) {
+        // a retry does not spend the budget again
+        await services.limits.consume('send', userId).catch(async (err: unknown) => {
+          await run.forget().catch(() => undefined);
+          throw err;
+        });
+      }
+      if (!run.done) {
+        await queue(run.workId);
+        await run.finish();
+      }
+      messageId = run.workId;
+    }
+    ctx.state.log.info('message queued', { jobId: messageId, channel, idempotencyKey: key !== undefined });
+    ctx.body = { success: true, message: 'Message queued', messageId, channel };
   });
 }

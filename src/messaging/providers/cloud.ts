@@ -3,18 +3,30 @@ import { bodySnippet, postJson, type FailureDescription, type MessagingProvider 
 
 /**
  * WhatsApp Cloud API: `POST {GRAPH_API_URL}/{phone number id}/messages`, bearer token,
- * `{messaging_product: "whatsapp", to, type: "text", text: {body}}`.
+ * `{messaging_product: "whatsapp", to, type: "text", text: {body}}`; to a sender known only by
+ * a business-scoped user id (`user:<id>`), `recipient: <id>` instead of `to`.
  */
+/** How an outbound job addresses a business-scoped user id rather than a phone. */
+export const USER_PREFIX = 'user:';
+
 export class CloudProvider implements MessagingProvider {
   readonly name = 'cloud';
   constructor(private readonly opts: { graphApiUrl: string; token: string; phoneNumberId: string; timeoutMs: number }) {}
 
-  async send(to: string, text: string): Promise<{ providerMessageId: string | null }> {
+  async send(to: string, text: string, opts: { marker?: string } = {}): Promise<{ providerMessageId: string | null }> {
     const url = `${this.opts.graphApiUrl}/${encodeURIComponent(this.opts.phoneNumberId)}/messages`;
     const body = await postJson(
       url,
       { authorization: `Bearer ${this.opts.token}` },
-      { messaging_product: 'whatsapp', recipient_type: 'individual', to: to.replace(/^\+/, ''), type: 'text', text: { body: text } },
+      {
+        messaging_product: 'whatsapp',
+        recipient_type: 'individual',
+        ...(to.startsWith(USER_PREFIX) ? { recipient: to.slice(USER_PREFIX.length) } : { to: to.replace(/^\+/, '') }),
+        type: 'text',
+        text: { body: text },
+        // echoed in the status webhooks of this message (at most 512 characters)
+        ...(opts.marker !== undefined ? { biz_opaque_callback_data: opts.marker.slice(0, 512) } : {}),
+      },
       this.opts.timeoutMs,
       describe,
     );

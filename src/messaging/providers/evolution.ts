@@ -1,16 +1,22 @@
+import type { EvolutionApiVersion } from '../../config.js';
 import { bodySnippet, postJson, type FailureDescription, type MessagingProvider } from './provider.js';
 
-/** Evolution API v2: `POST {url}/message/sendText/{instance}`, header `apikey`, body `{number, text}`. */
+/**
+ * Evolution API: `POST {url}/message/sendText/{instance}`, header `apikey`; body `{number, text}`
+ * (v2) or `{number, textMessage: {text}}` (v1, EVOLUTION_API_VERSION=v1). Both answer with the
+ * sent message, whose `key.id` is the id its status updates carry.
+ */
 export class EvolutionProvider implements MessagingProvider {
   readonly name = 'evolution';
-  constructor(private readonly opts: { url: string; apiKey: string; instance: string; timeoutMs: number }) {}
+  constructor(private readonly opts: { url: string; apiKey: string; instance: string; apiVersion: EvolutionApiVersion; timeoutMs: number }) {}
 
   async send(to: string, text: string): Promise<{ providerMessageId: string | null }> {
     const url = `${this.opts.url}/message/sendText/${encodeURIComponent(this.opts.instance)}`;
+    const number = to.replace(/^\+/, '');
     const body = await postJson(
       url,
       { apikey: this.opts.apiKey },
-      { number: to.replace(/^\+/, ''), text },
+      this.opts.apiVersion === 'v1' ? { number, textMessage: { text } } : { number, text },
       this.opts.timeoutMs,
       describe,
     );

@@ -5,7 +5,12 @@
  */
 export interface MessagingProvider {
   readonly name: string;
-  send(to: string, text: string): Promise<{ providerMessageId: string | null }>;
+  /**
+   * `marker`: the outbound job's id, sent along where the gateway carries such a value back
+   * (Cloud API: `biz_opaque_callback_data`, echoed in its status webhooks). No gateway takes an
+   * idempotency key for sends: the marker identifies a message, it does not de-duplicate it.
+   */
+  send(to: string, text: string, opts?: { marker?: string }): Promise<{ providerMessageId: string | null }>;
 }
 
 export class ProviderError extends Error {

@@ -15,13 +15,15 @@ local out = {math.max(0, untilMs - now), (#due == limit) and 1 or 0}
 for _, h in ipairs(due) do
   local cur = redis.call('HMGET', p .. ':reg:' .. h, 'i', 's', 'x')
   local x = tonumber(cur[3])
-  if cur[2] == 'p' and x and x > now then
+  -- 'c' (waiting for the person's answer in the chat) expires like 'p'
+  local waiting = cur[2] == 'p' or cur[2] == 'c'
+  if waiting and x and x > now then
     -- not due after all (its score lags its hash): keep it, at its real time
     redis.call('ZADD', ak, x, h)
   else
     -- expired, or gone (collected, cancelled, forgotten) or claimed: no longer active
     redis.call('ZREM', ak, h)
-    if cur[2] == 'p' then
+    if waiting then
       out[#out + 1] = h
       out[#out + 1] = cur[1]
     end

@@ -1,15 +1,34 @@
 -- Rotate a session's refresh token. Presenting a spent one closes the whole session
 -- (reuse detection); of two concurrent presentations of the same token at most one wins.
--- ARGV: prefix, sid, userId, presentedJti ('*' = the current one, for the {id} form), newJti, ttlMs
--- Returns ok | closed | reuse
-local p, sid, uid, presented, newJti, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
+-- Retry leeway: for reuseMs after a rotation, the token it replaced gets the same new pair
+-- again (a client whose answer was lost retries), kept at rot:<sid>; later it is reuse.
+-- ARGV: prefix, sid, userId, presentedJti ('*' = the current one, for the {id} form), newJti,
+--       ttlMs, newPairJson, reuseMs
+-- Returns {ok} | {closed} | {reuse} | {again, pairJson}
+local p, sid, uid, presented, newJti = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local ttl, pair, reuse = tonumber(ARGV[6]), ARGV[7], tonumber(ARGV[8])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local sk = p .. ':sess:' .. sid
+local ik = p .. ':usess:' .. uid
+local rk = p .. ':rot:' .. sid
 local cur = redis.call('HMGET', sk, 'u', 'r')
-if not cur[1] or cur[1] ~= uid then return 'closed' end
+if not cur[1] or cur[1] ~= uid then return {'closed'} end
 if presented ~= '*' and cur[2] ~= presented then
-  redis.call('DEL', sk)
-  return 'reuse'
+  local prev = redis.call('HMGET', rk, 'j', 'p')
+  if prev[1] == presented then return {'again', prev[2]} end
+  redis.call('DEL', sk, rk)
+  redis.call('ZREM', ik, sid)
+  return {'reuse'}
 end
-redis.call('HSET', sk, 'r', newJti)
+-- `l`: last used, as the sessions list shows it (a session in use refreshes every access-token lifetime)
+redis.call('HSET', sk, 'r', newJti, 'l', now)
 redis.call('PEXPIRE', sk, ttl)
-return 'ok'
+redis.call('ZADD', ik, now + ttl, sid)
+if redis.call('PTTL', ik) < ttl then redis.call('PEXPIRE', ik, ttl) end
+if reuse > 0 and presented ~= '*' then
+  redis.call('DEL', rk)
+  redis.call('HSET', rk, 'j', presented, 'p', pair)
+  redis.call('PEXPIRE', rk, reuse)
+end
+return {'ok'}

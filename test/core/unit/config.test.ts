@@ -7,7 +7,7 @@ const SECRET = 'x'.repeat(32);
 
 /** The config module: defaults, one clear line for each bad value, production's refusals. */
 describe('core unit: config', function () {
-  it('has the DESIGN.md defaults', function () {
+  it('has the documented defaults', function () {
     const c = loadConfig({});
     expect(c).to.deep.include({
       port: 3000,
@@ -43,6 +43,9 @@ describe('core unit: config', function () {
     ['a TRUST_PROXY that is not a boolean', { TRUST_PROXY: 'maybe' }, /TRUST_PROXY/],
     ['an unknown LOG_LEVEL', { LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     ['a password without a user', { ADMIN_PASSWORD: 'pw' }, /ADMIN_USER/],
+    ['an unknown EMOJI_CHOICE', { EMOJI_CHOICE: 'anyone' }, /EMOJI_CHOICE/],
+    ['an EMOJI_LENGTH below 4', { EMOJI_LENGTH: '3' }, /EMOJI_LENGTH/],
+    ['a RATE_IPV6_PREFIX over 128', { RATE_IPV6_PREFIX: '129' }, /RATE_IPV6_PREFIX/],
   ];
   for (const [name, env, pattern] of bad) {
     it(`refuses ${name}`, function () {
@@ -50,11 +53,47 @@ describe('core unit: config', function () {
     });
   }
 
+  it('signing keys: ES256 by default, HS256 or JWT_KEYS by configuration, with one clear line on a bad key', function () {
+    expect(loadConfig({}).jwtAlgorithm).to.equal('ES256');
+    expect(loadConfig({ JWT_ALGORITHM: 'HS256' }).jwtAlgorithm).to.equal('HS256');
+    expect(() => loadConfig({ JWT_ALGORITHM: 'RS256' })).to.throw(ConfigError, /JWT_ALGORITHM/);
+    expect(() => loadConfig({ JWT_KEYS: '[]' })).to.throw(ConfigError, /JWT_KEYS/);
+    expect(() => loadConfig({ JWT_KEYS: '[{"kty":"EC"}]' })).to.throw(ConfigError, /JWT_KEYS/);
+    expect(() => loadConfig({ JWT_ACTIVE_KID: 'k' })).to.throw(ConfigError, /JWT_ACTIVE_KID/);
+    expect(loadConfig({ NODE_ENV: 'production', PIN_HASH_KEY: SECRET, WEBHOOK_SECRET: 'w'.repeat(32) }).pinHashKey).to.equal(SECRET);
+    expect(() => loadConfig({ NODE_ENV: 'production', JWT_ALGORITHM: 'HS256', PIN_HASH_KEY: SECRET, WEBHOOK_SECRET: 'w'.repeat(32) })).to.throw(ConfigError, /JWT_SECRET/);
+    expect(loadConfig({ JWT_SECRET: SECRET }).pinHashKey, 'PINs keyed as before when PIN_HASH_KEY is unset').to.equal(SECRET);
+  });
+
+  it('registration policy: clients may choose emoji strings in development; production draws them and wants strong PINs', function () {
+    expect(loadConfig({}).registration).to.deep.equal({ emojiChoice: 'client', emojiLength: 8, pinMinBits: 0 });
+    expect(loadConfig({}).rateLimits.ipv6PrefixLength).to.equal(64);
+    const prod = loadConfig({ NODE_ENV: 'production', PIN_HASH_KEY: SECRET, WEBHOOK_SECRET: 'w'.repeat(32) });
+    expect(prod.registration).to.deep.equal({ emojiChoice: 'server', emojiLength: 8, pinMinBits: 64 });
+    const relaxed = loadConfig({ NODE_ENV: 'production', PIN_HASH_KEY: SECRET, WEBHOOK_SECRET: 'w'.repeat(32), EMOJI_CHOICE: 'client', PIN_MIN_BITS: '0' });
+    expect(relaxed.registration).to.include({ emojiChoice: 'client', pinMinBits: 0 });
+  });
+
   it('production needs JWT_SECRET and an authenticated webhook', function () {
     expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET: 's' })).to.throw(ConfigError, /JWT_SECRET/);
     expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET })).to.throw(ConfigError, /WEBHOOK_SECRET/);
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: 'k' }).production).to.equal(true);
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: 'k'.repeat(32) }).production).to.equal(true);
   });
+
+  it('refuses a WEBHOOK_JWT_KEY equal to JWT_SECRET, in any environment', function () {
+    expect(() => loadConfig({ JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: SECRET })).to.throw(ConfigError, /WEBHOOK_JWT_KEY must differ from JWT_SECRET/);
+    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: SECRET })).to.throw(ConfigError, /must differ/);
+  });
+
+  for (const name of ['WEBHOOK_SECRET', 'WEBHOOK_JWT_KEY', 'WEBHOOK_VERIFY_TOKEN', 'ADMIN_PASSWORD', 'METRICS_TOKEN']) {
+    it(`refuses a ${name} shorter than 32 bytes in production only`, function () {
+      const env = { JWT_SECRET: SECRET, WEBHOOK_SECRET: 'w'.repeat(32), ADMIN_USER: 'ops', [name]: 'short-secret-31-bytes-0123456789'.slice(0, 31) };
+      expect(() => loadConfig({ ...env, NODE_ENV: 'production' })).to.throw(ConfigError, new RegExp(`${name} must be at least 32 bytes`));
+      expect(loadConfig(env).production).to.equal(false);
+      // bytes, not characters: 11 emoji are 44 bytes
+      expect(loadConfig({ ...env, NODE_ENV: 'production', [name]: '🔑'.repeat(11) }).production).to.equal(true);
+    });
+  }
 
   /** Runs an entry point with `env` and returns its exit code and output. */
   const run = (script: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> =>
@@ -72,8 +111,12 @@ describe('core unit: config', function () {
 
   const refusals: [string, string, Record<string, string>, RegExp][] = [
     ['web', 'dist/src/bin/web.js', { NODE_ENV: 'production', WEBHOOK_SECRET: 'whsec' }, /JWT_SECRET is required/],
-    ['worker', 'dist/src/bin/worker.js', { NODE_ENV: 'production', JWT_SECRET: SECRET }, /WEBHOOK_SECRET or WEBHOOK_JWT_KEY is required/],
+    ['worker', 'dist/src/bin/worker.js', { NODE_ENV: 'production', JWT_SECRET: SECRET }, /WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY or WEBHOOK_PATH_SECRET is required/],
     ['all', 'dist/src/bin/all.js', { PORT: 'eighty' }, /PORT must be a whole number/],
+    ['web', 'dist/src/bin/web.js', { JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: SECRET }, /WEBHOOK_JWT_KEY must differ from JWT_SECRET/],
+    ['worker', 'dist/src/bin/worker.js', { JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: SECRET }, /WEBHOOK_JWT_KEY must differ from JWT_SECRET/],
+    ['web', 'dist/src/bin/web.js', { NODE_ENV: 'production', JWT_SECRET: SECRET, WEBHOOK_SECRET: 'whsec' }, /WEBHOOK_SECRET must be at least 32 bytes/],
+    ['all', 'dist/src/bin/all.js', { NODE_ENV: 'production', JWT_SECRET: SECRET, WEBHOOK_SECRET: 'w'.repeat(32), ADMIN_USER: 'ops', ADMIN_PASSWORD: 'hunter2' }, /ADMIN_PASSWORD must be at least 32 bytes/],
   ];
   for (const [role, script, env, pattern] of refusals) {
     it(`the ${role} process stops at start with one clear line and a non-zero exit (${pattern.source})`, async function () {

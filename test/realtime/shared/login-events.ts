@@ -9,6 +9,7 @@ interface Registered {
   success?: boolean;
   pinId: string;
   expiresIn: number;
+  emojiString: string;
 }
 interface AuthSuccess {
   token: string;
@@ -40,7 +41,7 @@ export function loginEvents(stack: () => Stack): void {
       const reg = await register(a, pin, emoji);
       expect(reg).to.include({ success: true, expiresIn: 180 });
       expect(reg.pinId).to.be.a('string').and.not.equal('');
-      expect(await a.next<Registered>('pin-registered')).to.deep.equal({ pinId: reg.pinId, expiresIn: 180 });
+      expect(await a.next<Registered>('pin-registered')).to.deep.equal({ pinId: reg.pinId, expiresIn: 180, emojiString: emoji });
       const other = await register(c, randomPin(), randomEmoji());
       expect(other.success).to.equal(true);
 
@@ -97,7 +98,7 @@ export function loginEvents(stack: () => Stack): void {
       const again = await register(b, pin, emoji);
       expect(again.pinId).to.equal(reg.pinId);
       expect(again.expiresIn).to.be.within(1, 180);
-      expect(await b.next<Registered>('pin-registered')).to.deep.equal({ pinId: reg.pinId, expiresIn: again.expiresIn });
+      expect(await b.next<Registered>('pin-registered')).to.deep.equal({ pinId: reg.pinId, expiresIn: again.expiresIn, emojiString: emoji });
       await sendChat(stack().webs[2]!.url, `PIN: ${emoji}`);
       const auth = await b.next<AuthSuccess>('auth-success');
       expect(auth.token).to.be.a('string');
@@ -120,14 +121,20 @@ export function loginEvents(stack: () => Stack): void {
       expect(c.of('auth-success')).to.have.length(1);
     });
 
-    it('refuses the same PIN with another emoji string (PIN_CONFLICT) and keeps the connection usable', async function () {
-      const a = await open(1);
+    it('the same PIN with another emoji string from another connection: a decoy, and that connection gets none of its events', async function () {
+      const [a, b] = [await open(1), await open(2)];
       const pin = randomPin();
-      await register(a, pin, randomEmoji());
-      const clash = await register(a, pin, randomEmoji());
-      expect(clash).to.include({ success: false, error: 'PIN_CONFLICT' });
-      expect(await a.next('pin-error')).to.include({ error: 'PIN_CONFLICT' });
-      expect((await register(a, randomPin(), randomEmoji())).success).to.equal(true);
+      const emoji = randomEmoji();
+      const real = await register(a, pin, emoji);
+      const other = randomEmoji();
+      const decoy = await register(b, pin, other);
+      expect(decoy).to.include({ success: true, expiresIn: 180, emojiString: other });
+      expect(decoy.pinId).to.not.equal(real.pinId);
+      expect(b.of('pin-error')).to.deep.equal([]);
+      await sendChat(stack().webs[0]!.url, `PIN: ${emoji}`);
+      expect((await a.next<AuthSuccess>('auth-success')).token).to.be.a('string');
+      await sleep(300);
+      expect(b.of('auth-success')).to.deep.equal([]);
     });
 
     it('cancel-auth ends the registration: acknowledged with its pinId, then check-login answers 404', async function () {
@@ -154,7 +161,7 @@ export function loginEvents(stack: () => Stack): void {
       a.socket.emit('register-pin', { pin: randomPin(), emojiString: randomEmoji() });
       const reg = await a.next<Registered>('pin-registered');
       expect(reg.expiresIn).to.equal(180);
-      expect(reg).to.have.all.keys('pinId', 'expiresIn');
+      expect(reg).to.have.all.keys('pinId', 'expiresIn', 'emojiString');
     });
   });
 }

@@ -1,0 +1,96 @@
+import { blast, type BlastResult, type RequestSpec } from './load.js';
+import { answers, freePort, metered, spawnNode, stopChild, waitUntil, type Child } from './processes.js';
+import { median, round } from './stats.js';
+
+/**
+ * The bare Koa baseline (baseline-server.ts) as a child process, and the paired measurement
+ * every ratio of the benchmark comes from: baseline and service alternate in rounds of the same
+ * length, load and request shape, so whatever else the machine does hits both alike; the ratio
+ * is the median of the rounds' ratios (one disturbed round does not move it).
+ */
+export async function startBaseline(): Promise<Child> {
+  const port = await freePort();
+  const baseline = spawnNode('baseline', 'dist/scripts/bench/baseline-server.js', { NODE_ENV: 'production', PORT: String(port) }, [], port);
+  await waitUntil(baseline, () => answers(baseline.url));
+  return baseline;
+}
+
+export { stopChild as stopBaseline };
+
+export interface Side {
+  /** medians over the rounds */
+  rps: number;
+  p50: number;
+  p99: number;
+  /** CPU ms the process used per answered request, over all rounds */
+  cpuPerRequest: number;
+  ok: number;
+  failed: number;
+  rounds: BlastResult[];
+}
+
+export interface Paired {
+  baseline: Side;
+  service: Side;
+  /** median over rounds of service req/s ÷ baseline req/s */
+  ratio: number;
+  /** median over rounds of service p99 ÷ baseline p99 */
+  p99Ratio: number;
+  /** the service's warm-up blast (its requests count too, e.g. as accepted webhooks) */
+  serviceWarmup: BlastResult | null;
+}
+
+export interface PairedRun {
+  baseline: Child;
+  service: Child;
+  /** a request for the baseline and one for the service (the same shape; the service's may carry state) */
+  baselineRequest: () => RequestSpec;
+  serviceRequest: () => RequestSpec;
+  rounds: number;
+  /** each round lasts `seconds`, or (state used up per request) answers `amount` requests */
+  seconds: number;
+  amount?: number;
+  warmupSeconds: number;
+  connections: number;
+  /** the service's answers (status, body) */
+  onServiceBody?: (status: number, body: string) => void;
+}
+
+export async function paired(run: PairedRun): Promise<Paired> {
+  const load = run.amount !== undefined ? { connections: run.connections, amount: run.amount } : { connections: run.connections, seconds: run.seconds };
+  const serviceLoad = run.onServiceBody ? { ...load, onBody: run.onServiceBody } : load;
+  let serviceWarmup: BlastResult | null = null;
+  if (run.warmupSeconds > 0) {
+    const warm = { connections: run.connections, seconds: run.warmupSeconds };
+    await blast(run.baseline.url, run.baselineRequest, warm);
+    serviceWarmup = await blast(run.service.url, run.serviceRequest, run.onServiceBody ? { ...warm, onBody: run.onServiceBody } : warm);
+  }
+  const baseCpu = { ms: 0 };
+  const svcCpu = { ms: 0 };
+  const base: BlastResult[] = [];
+  const svc: BlastResult[] = [];
+  for (let r = 0; r < run.rounds; r++) {
+    base.push(await metered(run.baseline.pid, baseCpu, () => blast(run.baseline.url, run.baselineRequest, load)));
+    svc.push(await metered(run.service.pid, svcCpu, () => blast(run.service.url, run.serviceRequest, serviceLoad)));
+  }
+  return {
+    baseline: side(base, baseCpu.ms),
+    service: side(svc, svcCpu.ms),
+    ratio: round(median(svc.map((s, i) => s.rps / base[i]!.rps)), 2),
+    p99Ratio: round(median(svc.map((s, i) => s.latency.p99 / base[i]!.latency.p99)), 2),
+    serviceWarmup,
+  };
+}
+
+function side(rounds: BlastResult[], cpuMs: number): Side {
+  const ok = rounds.reduce((a, r) => a + r.ok, 0);
+  return {
+    rps: round(median(rounds.map((r) => r.rps))),
+    p50: round(median(rounds.map((r) => r.latency.p50)), 2),
+    p99: round(median(rounds.map((r) => r.latency.p99)), 2),
+    cpuPerRequest: round(cpuMs / Math.max(1, ok), 3),
+    ok,
+    failed: rounds.reduce((a, r) => a + r.failed, 0),
+    rounds,
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * What the service says in the chat, by language (CHAT_LANGUAGE), and the words it understands
+ * back. Each text can be replaced by a variable of its own (REPLY_*, see config.ts). Texts take
+ * `{name}` placeholders, filled by `fill`.
+ */
+export const LANGUAGES = ['en', 'pt', 'es'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+export interface ChatTexts {
+  /** after a login; the undo hint follows it */
+  signedIn: string;
+  /** how to undo a login; sent after every login ({app}) */
+  undoHint: string;
+  unknownCode: string;
+  /** the confirmation question ({app}, {device}, {place}, {time}) */
+  confirm: string;
+  /** after NO */
+  denied: string;
+  /** YES or NO with no question waiting for it */
+  nothingToConfirm: string;
+  /** after STOP ({count}) */
+  signedOut: string;
+  /** to a code from a Cloud API user who hides the phone behind a username: why they cannot sign in this way ({app}) */
+  usernameOnly: string;
+}
+
+export const CATALOGUE: Record<Language, ChatTexts> = {
+  en: {
+    signedIn: "You're signed in to {app}.",
+    undoHint: 'Not you? Reply STOP to sign out everywhere.',
+    unknownCode: 'That code is unknown or has expired. Please request a new one in the app.',
+    confirm: 'Sign in to {app} on {device}, {place}, {time}? Reply YES to sign in, NO if this wasn\'t you.',
+    denied: 'OK, nobody was signed in. If you did not ask for this, someone may be trying to get into your account: never send a code you were given by someone else.',
+    nothingToConfirm: 'There is no sign-in waiting for your answer (it may have expired). Please start again in the app.',
+    signedOut: 'Done: you are signed out of {app} everywhere ({count} sessions ended).',
+    usernameOnly: '{app} signs you in with your phone number, and your WhatsApp username hides it. Please sign in another way.',
+  },
+  pt: {
+    signedIn: 'Você entrou no {app}.',
+    undoHint: 'Não foi você? Responda PARAR para sair de todos os aparelhos.',
+    unknownCode: 'Esse código é desconhecido ou expirou. Peça um novo no aplicativo.',
+    confirm: 'Entrar no {app} em {device}, {place}, {time}? Responda SIM para entrar, NÃO se não foi você.',
+    denied: 'Certo, ninguém entrou. Se não foi você que pediu, alguém pode estar tentando acessar sua conta: nunca envie um código que outra pessoa lhe passou.',
+    nothingToConfirm: 'Não há nenhuma entrada esperando sua resposta (pode ter expirado). Comece de novo no aplicativo.',
+    signedOut: 'Pronto: você saiu do {app} em todos os aparelhos ({count} sessões encerradas).',
+    usernameOnly: 'O {app} identifica você pelo número de telefone, e seu nome de usuário do WhatsApp o oculta. Entre de outra forma.',
+  },
+  es: {
+    signedIn: 'Has iniciado sesión en {app}.',
+    undoHint: '¿No fuiste tú? Responde STOP para cerrar sesión en todas partes.',
+    unknownCode: 'Ese código es desconocido o ha caducado. Pide uno nuevo en la aplicación.',
+    confirm: '¿Iniciar sesión en {app} en {device}, {place}, {time}? Responde SÍ para entrar, NO si no fuiste tú.',
+    denied: 'De acuerdo, nadie ha iniciado sesión. Si no lo pediste tú, alguien puede estar intentando entrar en tu cuenta: nunca envíes un código que te haya dado otra persona.',
+    nothingToConfirm: 'No hay ningún inicio de sesión esperando tu respuesta (puede haber caducado). Vuelve a empezar en la aplicación.',
+    signedOut: 'Hecho: has cerrado sesión en {app} en todas partes ({count} sesiones cerradas).',
+    usernameOnly: '{app} te identifica por tu número de teléfono, y tu nombre de usuario de WhatsApp lo oculta. Inicia sesión de otra forma.',
+  },
+};
+
+/**
+ * Answers understood in every language (a person may answer in English whatever the setting),
+ * compared after `answerWord` folds case, accents and surrounding punctuation. Digits: 1 = yes,
+ * 2 = no, as the question's numbered options.
+ */
+export const ANSWERS = {
+  yes: ['yes', 'y', '1', 'sim', 's', 'si', 'ok', 'confirm', 'confirmar'],
+  no: ['no', 'n', '2', 'nao', 'não'],
+  stop: ['stop', 'parar', 'pare', 'sair', 'detener', 'stopp'],
+} as const;
+
+export function fill(template: string, vars: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
+}

@@ -1,0 +1,53 @@
+import type { Origin } from '../auth/origin.js';
+import type { ChatConfig } from '../config.js';
+import { fill } from './catalogue.js';
+
+/** The reply texts, filled in: what each kind of chat reply says. */
+export type ReplyKind = 'signed-in' | 'unknown-code' | 'confirm' | 'denied' | 'nothing-to-confirm' | 'signed-out' | 'username-only';
+
+export type ReplyFacts =
+  | { kind: 'confirm'; origin: Origin; requestedAt: Date }
+  | { kind: 'signed-out'; sessions: number }
+  | { kind: Exclude<ReplyKind, 'confirm' | 'signed-out'> };
+
+const LOCALES: Record<ChatConfig['language'], string> = { en: 'en-GB', pt: 'pt-BR', es: 'es-ES' };
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+function timeFormat(cfg: ChatConfig): Intl.DateTimeFormat {
+  const key = `${cfg.language}|${cfg.timeZone}`;
+  let f = formats.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(LOCALES[cfg.language], {
+      day: 'numeric',
+      month: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZone: cfg.timeZone,
+      timeZoneName: 'short',
+    });
+    formats.set(key, f);
+  }
+  return f;
+}
+
+export function replyText(cfg: ChatConfig, facts: ReplyFacts): string {
+  const t = cfg.texts;
+  const app = cfg.appName;
+  switch (facts.kind) {
+    case 'signed-in':
+      // every login says how to undo it
+      return `${fill(t.signedIn, { app })} ${fill(t.undoHint, { app })}`;
+    case 'confirm':
+      return fill(t.confirm, { app, device: facts.origin.device, place: facts.origin.ip, time: timeFormat(cfg).format(facts.requestedAt) });
+    case 'signed-out':
+      return fill(t.signedOut, { app, count: facts.sessions });
+    case 'unknown-code':
+      return fill(t.unknownCode, { app });
+    case 'denied':
+      return fill(t.denied, { app });
+    case 'nothing-to-confirm':
+      return fill(t.nothingToConfirm, { app });
+    case 'username-only':
+      return fill(t.usernameOnly, { app });
+  }
+}

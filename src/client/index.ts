@@ -1,0 +1,89 @@
+/**
+ * pin-auth's typed client, for browsers and Node (fetch and socket.io-client; nothing from the
+ * server's folders). `startLogin()` gives the emoji string to send, a wa.me link with the
+ * message typed in, and a promise of the session.
+ */
+import { randomEmojiString, randomPin } from './codes.js';
+import { PinAuthError } from './errors.js';
+import { Http } from './http.js';
+import { Login } from './login.js';
+import type { ClientOptions, LoginStatus, Profile, Session, SessionInfo, StartOptions } from './types.js';
+
+export { PinAuthError, isTransient, SERVICE_ERROR_CODES, type PinAuthErrorCode, type ServiceErrorCode } from './errors.js';
+export { chatText, randomEmojiString, randomPin, waLink } from './codes.js';
+export type { ClientOptions, LoginStatus, Profile, Session, SessionInfo, StartOptions, User } from './types.js';
+
+/** A login in progress (see Login): what to show, its status, the session to await, cancel. */
+export interface LoginAttempt {
+  /** the emoji string the person sends */
+  readonly emojiString: string;
+  /** the whole chat message: `PIN: <emoji string>` */
+  readonly text: string;
+  /** `https://wa.me/<number>?text=…` when the client knows the service's number */
+  readonly waLink: string | undefined;
+  readonly pinId: string;
+  /** seconds the code lives, from registration */
+  readonly expiresIn: number;
+  readonly status: LoginStatus;
+  /** resolves when signed in; rejects with a PinAuthError (PIN_EXPIRED, LOGIN_DENIED, LOGIN_FAILED, CANCELLED, …) */
+  readonly session: Promise<Session>;
+  onStatus(listener: (status: LoginStatus) => void): () => void;
+  cancel(): Promise<void>;
+}
+
+export class PinAuthClient {
+  private readonly http: Http;
+
+  constructor(private readonly options: ClientOptions) {
+    const base = options.baseUrl.replace(/\/+$/, '');
+    this.options = { ...options, baseUrl: base };
+    this.http = new Http(base, options.fetch ?? ((input, init) => globalThis.fetch(input, init)));
+  }
+
+  /** Registers a new code and starts waiting for it (socket first, polling as fallback). */
+  async startLogin(opts: StartOptions = {}): Promise<LoginAttempt> {
+    const login = new Login(this.http, this.options, opts.pin ?? randomPin(), opts.emojiString ?? randomEmojiString());
+    try {
+      await login.start();
+    } catch (err) {
+      login.abandon();
+      throw err;
+    }
+    return login;
+  }
+
+  /** New tokens for a session: the refresh token rotates (the old one is spent; presenting it again closes the session). */
+  async refresh(session: Session): Promise<Session> {
+    const r = await this.http.request<{ token: string; refreshToken: string }>('POST', '/refresh-token', {
+      token: session.token,
+      body: { refreshToken: session.refreshToken },
+    });
+    return { ...session, token: r.token, refreshToken: r.refreshToken };
+  }
+
+  async profile(session: Session): Promise<Profile> {
+    return (await this.http.request<{ user: Profile }>('GET', '/profile', { token: session.token })).user;
+  }
+
+  /** The person's open sessions (devices), the current one marked. */
+  async sessions(session: Session): Promise<SessionInfo[]> {
+    return (await this.http.request<{ sessions: SessionInfo[] }>('GET', '/sessions', { token: session.token })).sessions;
+  }
+
+  /** Closes one session by id (another device); SESSION_NOT_FOUND when it is not one of the person's. */
+  async endSession(session: Session, id: string): Promise<void> {
+    await this.http.request('DELETE', `/sessions/${encodeURIComponent(id)}`, { token: session.token });
+  }
+
+  /** Signs out everywhere; resolves with how many sessions were closed. */
+  async signOutEverywhere(session: Session): Promise<number> {
+    return (await this.http.request<{ closed: number }>('DELETE', '/sessions', { token: session.token })).closed;
+  }
+
+  /** Closes the session on the service: its tokens stop working at once. */
+  async logout(session: Session): Promise<void> {
+    await this.http.request('POST', '/logout', { token: session.token, body: { userId: session.user.id } });
+  }
+}
+
+export const isPinAuthError = (err: unknown): err is PinAuthError => err instanceof PinAuthError;

@@ -1,0 +1,58 @@
+/** What a login gives: the tokens and the person (same shape as check-login and auth-success). */
+export interface User {
+  id: string;
+  name: string;
+  phone: string;
+  roles: string[];
+}
+
+export interface Session {
+  token: string;
+  refreshToken: string;
+  user: User;
+}
+
+/** One of the person's open sessions (devices), as GET /sessions lists them. */
+export interface SessionInfo {
+  id: string;
+  createdAt: string;
+  lastUsedAt: string;
+  expiresAt: string;
+  device: string;
+  ip: string;
+  /** the session of the token that asked */
+  current: boolean;
+}
+
+export interface Profile extends User {
+  surname: string;
+}
+
+/**
+ * Where a login stands: `waiting` for the chat message, `awaiting-confirmation` (the person is
+ * asked in the chat to confirm), then one end: `signed-in`, `expired`, `denied`, `failed`
+ * (start again), `cancelled`.
+ */
+export type LoginStatus = 'waiting' | 'awaiting-confirmation' | 'signed-in' | 'expired' | 'denied' | 'failed' | 'cancelled';
+
+export interface ClientOptions {
+  /** the service's URL, e.g. `https://auth.example.com`; in a page served by the service, `location.origin` */
+  baseUrl: string;
+  /** the service's WhatsApp number (`+15551234567`) for the wa.me link */
+  whatsappNumber?: string;
+  /** `auto` (default): socket first, polling while it is not connected; `polling`: HTTP only */
+  transport?: 'auto' | 'polling';
+  /** how often check-login is polled without a socket (default 1000 ms; the service allows about one a second per PIN) */
+  pollIntervalMs?: number;
+  /** how long to wait for the first socket connection before polling (default 3000 ms) */
+  connectTimeoutMs?: number;
+  /** a fetch to use instead of the global one (tests, instrumentation) */
+  fetch?: typeof fetch;
+}
+
+export interface StartOptions {
+  /** the emoji string to show; default: 4 random emoji from a curated set */
+  emojiString?: string;
+  /** the secret PIN; default: 128 random bits. Whoever knows it collects the tokens. */
+  pin?: string;
+}

@@ -1,0 +1,86 @@
+import type { Redis } from 'ioredis';
+import type { OutboundKind } from '../queues/jobs.js';
+import type { Keys } from '../redis/keys.js';
+import type { Scripts } from '../redis/scripts.js';
+import type { DeliveryStatus, StatusUpdate } from './inbound-shapes.js';
+
+/**
+ * Delivery tracking of outbound messages (delivery.lua): `/send-message` records its job as
+ * queued with its owner, the worker records the gateway's id for it once the gateway took it
+ * (or that it failed for good), and the gateways' status webhooks move it on (Cloud API
+ * `statuses[]`, Evolution `messages.update` and `send.message`). Kept as long as a failed job
+ * (7 days). The owner reads it through `GET /messages/:id`.
+ */
+export const DELIVERY_TTL_SECONDS = 7 * 86400;
+
+export type TrackedStatus = 'queued' | DeliveryStatus;
+export type StatusResult = 'updated' | 'stale' | 'unknown';
+
+/** What `GET /messages/:id` answers (the owner only). */
+export interface DeliveryRecord {
+  messageId: string;
+  status: TrackedStatus;
+  channel: string;
+  kind: string;
+  /** the gateway's id for the message (Cloud API wamid, Evolution key.id), once it took it */
+  gatewayMessageId: string | null;
+  /** ms since epoch of each status reached */
+  at: Partial<Record<TrackedStatus, number>>;
+  error: string | null;
+}
+
+const STATUSES: TrackedStatus[] = ['queued', 'sent', 'delivered', 'read', 'failed'];
+
+export class DeliveryTracker {
+  constructor(
+    private readonly redis: Redis,
+    private readonly scripts: Scripts,
+    private readonly keys: Keys,
+  ) {}
+
+  private track(jobId: string, status: TrackedStatus, channel: string, gatewayId: string | null, error: string, fields: Record<string, string>): Promise<unknown> {
+    const pairs = Object.entries(fields).flat();
+    return this.scripts.run('delivery', ['track', this.keys.prefix, jobId, status, Date.now(), DELIVERY_TTL_SECONDS, channel, gatewayId ?? '', error, ...pairs]);
+  }
+
+  /** A message /send-message queued for `owner`. */
+  queued(jobId: string, m: { owner: string; kind: OutboundKind; channel: string }): Promise<unknown> {
+    return this.track(jobId, 'queued', m.channel, null, '', { owner: m.owner, kind: m.kind, channel: m.channel });
+  }
+
+  /** The gateway took it; `gatewayId` is its id there (null when the gateway gave none). */
+  sent(jobId: string, m: { kind: OutboundKind; channel: string }, gatewayId: string | null): Promise<unknown> {
+    return this.track(jobId, 'sent', m.channel, gatewayId, '', { kind: m.kind, channel: m.channel });
+  }
+
+  /** It failed for good before the gateway took it. */
+  failed(jobId: string, m: { kind: OutboundKind; channel: string }, reason: string): Promise<unknown> {
+    return this.track(jobId, 'failed', m.channel, null, reason.slice(0, 300), { kind: m.kind, channel: m.channel });
+  }
+
+  /** A gateway's status update of one of our messages. */
+  async status(u: StatusUpdate): Promise<StatusResult> {
+    const r = await this.scripts.string('delivery', ['status', this.keys.prefix, u.channel, u.gatewayId, u.status, Math.round(u.at), DELIVERY_TTL_SECONDS, u.error ?? '']);
+    return r === 'updated' || r === 'stale' ? r : 'unknown';
+  }
+
+  /** The record of an outbound job and its owner (null when unknown or expired). */
+  async read(jobId: string): Promise<{ owner: string | null; record: DeliveryRecord } | null> {
+    const h = await this.redis.hgetall(this.keys.outbound(jobId));
+    if (!h.status) return null;
+    const at: Partial<Record<TrackedStatus, number>> = {};
+    for (const s of STATUSES) if (h[`${s}At`]) at[s] = Number(h[`${s}At`]);
+    return {
+      owner: h.owner ?? null,
+      record: {
+        messageId: jobId,
+        status: h.status as TrackedStatus,
+        channel: h.channel ?? '',
+        kind: h.kind ?? '',
+        gatewayMessageId: h.gatewayId ?? null,
+        at,
+        error: h.error ?? null,
+      },
+    };
+  }
+}

@@ -1,0 +1,155 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type Koa from 'koa';
+import type Provider from 'oidc-provider';
+import { originOf } from '../auth/origin.js';
+import type { OidcConfig } from '../config.js';
+import { AppError } from '../errors.js';
+import type { AppState } from '../http/context.js';
+import { sendJwks } from '../http/routes/jwks.js';
+import type { Services } from '../services.js';
+import { renderLoginPage } from './page.js';
+import { cookieKeys, createProvider, INTERACTION_SEGMENT } from './provider.js';
+
+/**
+ * The provider's door in our Koa app, and its interaction step, which is the chat login: the
+ * page shows an emoji string; the person sends it to us on WhatsApp; the page polls until the
+ * login is there, then the interaction ends with that user (consent is implied: clients are
+ * configured by the operator). The PIN behind the registration is never shown nor stored: it
+ * is an HMAC of the interaction id and attempt under a server key.
+ */
+type Ctx = Koa.ParameterizedContext<AppState>;
+
+export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middleware<AppState> {
+  const { registrations, redis, keys, sessions, tokens, log } = services;
+  const mount = oidc.mountPath;
+  const pinKey = cookieKeys(services, oidc)[0]!;
+  let provider: Promise<Provider> | undefined;
+  // built on first use: it signs with the key ring, which may load after the process starts
+  const op = (): Promise<Provider> => (provider ??= createProvider(services, oidc).catch((err: unknown) => {
+    provider = undefined;
+    throw err;
+  }));
+  const stateKey = (uid: string): string => `${keys.prefix}:oidc:login:${uid}`;
+  const pinFor = (uid: string, attempt: string): string => 'oidc-' + createHmac('sha256', pinKey).update(`${uid}:${attempt}`).digest('base64url');
+  const interactionPath = new RegExp(`^${mount.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/${INTERACTION_SEGMENT}/([A-Za-z0-9_-]{1,64})(/status)?$`);
+
+  /** The interaction's registration: made on first view, made again (new attempt) once expired. */
+  const ensureRegistration = async (ctx: Ctx, uid: string, ttlSeconds: number): Promise<{ emoji: string; pin: string }> => {
+    const state = await redis.hgetall(stateKey(uid));
+    let attempt = Number(state.a ?? '0');
+    if (state.e) return { emoji: state.e, pin: pinFor(uid, String(attempt)) };
+    // the browser's device and address, for the question asked in the chat (LOGIN_CONFIRMATION)
+    const origin = originOf(ctx.get('user-agent'), ctx.ip);
+    attempt += 1;
+    const pin = pinFor(uid, String(attempt));
+    // the server draws the emoji string; each new code spends the IP group's registration budget
+    const { emojiString: emoji } = await registrations.register(pin, undefined, { ip: ctx.ip, via: 'http', origin });
+    await redis.multi().hset(stateKey(uid), 'e', emoji, 'a', attempt).expire(stateKey(uid), ttlSeconds).exec();
+    return { emoji, pin };
+  };
+
+  const finish = async (ctx: Ctx, accountId: string): Promise<string> => {
+    const oidcProvider = await op();
+    const details = await oidcProvider.interactionDetails(ctx.req, ctx.res);
+    const clientId = String(details.params.client_id);
+    const existing = details.grantId ? await oidcProvider.Grant.find(details.grantId) : undefined;
+    const grant = existing && existing.accountId === accountId ? existing : new oidcProvider.Grant({ accountId, clientId });
+    grant.addOIDCScope(String(details.params.scope ?? 'openid'));
+    const missingClaims = details.prompt.details.missingOIDCClaims;
+    if (Array.isArray(missingClaims)) grant.addOIDCClaims(missingClaims as string[]);
+    const grantId = await grant.save();
+    return oidcProvider.interactionResult(ctx.req, ctx.res, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  };
+
+  const showPage = async (ctx: Ctx, uid: string): Promise<void> => {
+    const oidcProvider = await op();
+    const details = await oidcProvider.interactionDetails(ctx.req, ctx.res);
+    if (details.prompt.name !== 'login' && details.session?.accountId) {
+      // signed in already; only consent is asked: implied for configured clients
+      ctx.redirect(await finish(ctx, details.session.accountId));
+      return;
+    }
+    const ttl = Math.max(60, details.exp - Math.floor(Date.now() / 1000));
+    const { emoji } = await ensureRegistration(ctx, uid, ttl);
+    const client = await oidcProvider.Client.find(String(details.params.client_id));
+    const text = `PIN: ${emoji}`;
+    const nonce = randomBytes(16).toString('base64');
+    ctx.set('Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'html';
+    ctx.body = renderLoginPage({
+      emoji,
+      text,
+      waLink: `https://wa.me/${services.config.demo.whatsappNumber ?? ''}?text=${encodeURIComponent(text)}`,
+      statusUrl: `${mount}/${INTERACTION_SEGMENT}/${uid}/status`,
+      clientName: String(client?.clientName ?? client?.clientId ?? 'the application'),
+      nonce,
+    });
+  };
+
+  const status = async (ctx: Ctx, uid: string): Promise<void> => {
+    const oidcProvider = await op();
+    const details = await oidcProvider.interactionDetails(ctx.req, ctx.res);
+    ctx.set('Cache-Control', 'no-store');
+    const state = await redis.hgetall(stateKey(uid));
+    if (!state.e) {
+      ctx.body = { state: 'restart' };
+      return;
+    }
+    try {
+      // the PIN is the server's own (no guess): no caller, so no budget is spent by the page's polls
+      const outcome = await registrations.check(pinFor(uid, state.a ?? '0'));
+      if (outcome.state !== 'verified') {
+        ctx.body = { state: outcome.state === 'awaiting' ? 'awaiting-confirmation' : 'pending' };
+        return;
+      }
+      // The chat login opened a pin-auth session nobody holds: close it, the app gets OIDC tokens.
+      const claims = tokens.verify(outcome.result.token, 'access');
+      await sessions.logout(claims, claims.sub);
+      log.info('oidc login', { userId: claims.sub, client: String(details.params.client_id) });
+      ctx.body = { state: 'done', redirectTo: await finish(ctx, claims.sub) };
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      if (err.code === 'LOGIN_DENIED') {
+        const redirectTo = await oidcProvider.interactionResult(ctx.req, ctx.res, { error: 'access_denied', error_description: 'The sign-in was refused in the chat' }, { mergeWithLastSubmission: false });
+        ctx.body = { state: 'denied', redirectTo };
+        return;
+      }
+      // expired, cancelled or failed for good: a new code on the next view
+      await redis.hdel(stateKey(uid), 'e');
+      ctx.body = { state: 'restart' };
+    }
+  };
+
+  return async (ctx, next) => {
+    if (ctx.path !== mount && !ctx.path.startsWith(`${mount}/`)) return next();
+    if (ctx.path === `${mount}/jwks`) {
+      // one JWKS for everything we sign, verify-only keys included (the provider knows only signing keys)
+      sendJwks(ctx, services);
+      return;
+    }
+    const m = interactionPath.exec(ctx.path);
+    if (m && ctx.method === 'GET') {
+      try {
+        await (m[2] ? status(ctx, m[1]!) : showPage(ctx, m[1]!));
+      } catch (err) {
+        if (err instanceof AppError) throw err;
+        // the provider's own errors (expired or foreign interaction cookie) are the client's doing
+        const e = err as { statusCode?: number; error?: string; error_description?: string };
+        if (typeof e.statusCode === 'number' && e.statusCode < 500) {
+          ctx.status = e.statusCode;
+          ctx.body = { success: false, error: e.error ?? 'invalid_request', message: e.error_description ?? 'Sign-in session ended; start again from the application' };
+          return;
+        }
+        throw err;
+      }
+      return;
+    }
+    // Everything else is the provider's: hand it the raw request with the mount path taken off.
+    ctx.respond = false;
+    const req = ctx.req as typeof ctx.req & { originalUrl?: string };
+    req.originalUrl = req.url;
+    req.url = req.url!.slice(mount.length) || '/';
+    await (await op()).callback()(req, ctx.res);
+  };
+}

@@ -1,0 +1,97 @@
+import { createHmac } from 'node:crypto';
+import type { Configuration, default as Provider, KoaContextWithOIDC } from 'oidc-provider';
+import type { OidcConfig } from '../config.js';
+import type { Services } from '../services.js';
+import { redisAdapterFactory } from './adapter.js';
+import { escapeHtml } from './page.js';
+
+/**
+ * "Sign in with WhatsApp" for any app: panva's certified oidc-provider (authorization code with
+ * PKCE, refresh with rotation, userinfo, end-session, discovery), signing ID tokens with the
+ * same keys as our own tokens, storing everything in Redis, and sending people to our chat
+ * login (src/oidc/interaction.ts) whenever it needs to know who they are.
+ */
+export const INTERACTION_SEGMENT = 'interaction';
+
+/** Keys for the provider's signed cookies: configured, or derived from the PIN-hash key (a server secret). */
+export function cookieKeys(services: Services, oidc: OidcConfig): string[] {
+  return oidc.cookieKeys ?? [createHmac('sha256', services.config.pinHashKey).update('pin-auth/oidc-cookies/v1').digest('base64url')];
+}
+
+/**
+ * Loaded only when OIDC clients are configured: oidc-provider 9 supports Node 22+ LTS and warns
+ * at import on Node 20 (it runs there; the tests pass on 20.20), which a deployment without the
+ * provider should never print.
+ */
+export async function createProvider(services: Services, oidc: OidcConfig): Promise<Provider> {
+  const { default: ProviderClass } = await import('oidc-provider');
+  const { config, redis, keys, tokens } = services;
+  const ring = tokens.keys;
+  const page = (ctx: KoaContextWithOIDC, title: string, body: string): void => {
+    ctx.type = 'html';
+    ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+  };
+  const configuration: Configuration = {
+    adapter: redisAdapterFactory(redis, keys.prefix),
+    clients: oidc.clients,
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      id_token_signed_response_alg: ring.active.alg,
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+    jwks: { keys: ring.signingJwks() },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256', 'EdDSA'] },
+    cookies: { keys: cookieKeys(services, oidc) },
+    scopes: ['openid', 'offline_access', 'profile', 'phone'],
+    claims: {
+      openid: ['sub'],
+      profile: ['name', 'given_name', 'family_name'],
+      phone: ['phone_number', 'phone_number_verified'],
+    },
+    async findAccount(_ctx, sub) {
+      const user = await redis.hgetall(keys.user(sub));
+      if (!user.id) return undefined;
+      return {
+        accountId: sub,
+        claims: () => ({
+          sub,
+          name: [user.name, user.surname].filter(Boolean).join(' '),
+          given_name: user.name ?? '',
+          family_name: user.surname ?? '',
+          phone_number: user.phone ?? '',
+          // the number is the one the login message came from: WhatsApp vouched for it
+          phone_number_verified: true,
+        }),
+      };
+    },
+    interactions: { url: (_ctx, interaction) => `${oidc.mountPath}/${INTERACTION_SEGMENT}/${interaction.uid}` },
+    features: {
+      devInteractions: { enabled: false },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: (ctx, form) =>
+          page(ctx, 'Sign out?', `${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button> <button type="submit" form="op.logoutForm">No, stay signed in</button>`),
+        postLogoutSuccessSource: (ctx) => page(ctx, 'Signed out', '<p>You are signed out.</p>'),
+      },
+    },
+    pkce: { required: () => true },
+    // Every client that may use refresh tokens gets one; each use rotates it (reuse revokes the grant).
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: config.accessTokenTtl,
+      IdToken: config.accessTokenTtl,
+      AuthorizationCode: 60,
+      Interaction: Math.max(600, config.pinTtlSeconds * 3),
+      Session: config.refreshTokenTtl,
+      Grant: config.refreshTokenTtl,
+      RefreshToken: config.refreshTokenTtl,
+    },
+    renderError: (ctx, out) => page(ctx, 'Sign-in error', `<p><code>${escapeHtml(out.error)}</code> ${escapeHtml(out.error_description ?? '')}</p>`),
+  };
+  const provider = new ProviderClass(oidc.issuer, configuration);
+  provider.proxy = config.trustProxy;
+  provider.on('server_error', (_ctx, err) => services.log.error('oidc server error', { error: err.message }));
+  return provider;
+}

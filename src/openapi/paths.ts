@@ -1,0 +1,257 @@
+import type { ErrorCode } from '../errors.js';
+import * as req from '../validation/schemas.js';
+import * as res from '../validation/responses.js';
+
+/**
+ * Every HTTP route the service answers, described once: the OpenAPI document (document.ts) is
+ * built from this list and the JSON Schemas that validate requests (validation/schemas.ts) and
+ * describe responses (validation/responses.ts). test/openapi/routes.test.ts fails when the
+ * router has a route this list lacks, or the other way round.
+ *
+ * Adding a route: register it in http/app.ts as usual, then add one entry here: method, path
+ * (Koa style, `:id` for parameters), a summary, its auth, the request body's schema (the same
+ * object its handler validates with), the 200 answer's schema (add it to
+ * validation/responses.ts) and the error codes it can answer besides the common ones.
+ */
+export type Auth = 'bearer' | 'bearerExpiredOk' | 'webhook' | 'admin' | 'metrics' | 'verifyToken';
+
+export interface RouteDoc {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Koa style: `/sessions/:id` */
+  path: string;
+  tag: 'login' | 'session' | 'messaging' | 'webhook' | 'operator' | 'pages';
+  summary: string;
+  description?: string;
+  auth?: Auth;
+  /** the JSON Schema the handler validates its body with */
+  body?: object;
+  /** path parameters, by name */
+  params?: Record<string, string>;
+  /** query parameters, by name */
+  query?: Record<string, string>;
+  ok: { description: string; schema?: object; contentType?: string };
+  /** codes this route answers besides INTERNAL_ERROR (all) and, with a body, VALIDATION_ERROR and PAYLOAD_TOO_LARGE */
+  errors: ErrorCode[];
+}
+
+const html = (description: string): RouteDoc['ok'] => ({ description, contentType: 'text/html' });
+
+/** The webhook's paths (both doors: the lean handler and the Koa route, see messaging/webhook-path.ts). */
+const webhook = (path: string, summary: string, params?: Record<string, string>): RouteDoc => ({
+  method: 'post',
+  path,
+  tag: 'webhook',
+  summary,
+  description:
+    'Answered once the events are stored in Redis; a worker matches logins. Authenticated by `X-Hub-Signature-256` (WEBHOOK_SECRET), an ' +
+    'Evolution API JWT (WEBHOOK_JWT_KEY), a static bearer key (WEBHOOK_BEARER_KEY) or the path secret (WEBHOOK_PATH_SECRET). ' +
+    'Events that are not logins are answered 200 and counted as ignored; a body over 1 MiB is dropped with a 200.',
+  auth: 'webhook',
+  ...(params ? { params } : {}),
+  body: { type: 'object', description: 'the gateway event as the gateway sends it (see docs/gateways.md)' },
+  ok: { description: 'received', schema: res.webhookReceiptSchema },
+  errors: ['AUTHENTICATION_FAILED', 'NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'NETWORK_ERROR'],
+});
+
+export const ROUTES: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/health',
+    tag: 'operator',
+    summary: 'Liveness and Redis reachability',
+    description: 'Answers within about a second: 503 with `status: "unavailable"` and `activePins: null` while Redis does not answer (same body shape).',
+    ok: { description: 'Redis answers', schema: res.healthSchema },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/.well-known/jwks.json',
+    tag: 'session',
+    summary: 'The public keys tokens are verified with (check a token offline, without a secret)',
+    description: 'Cacheable for 5 minutes; a new key is published at least that long before it signs. The OpenID provider (when OIDC_CLIENTS is set) serves the same set as its jwks_uri; its own endpoints live under /oidc (see docs/oidc.md and its discovery document).',
+    ok: { description: 'the key set', schema: res.jwksResponseSchema, contentType: 'application/jwk-set+json' },
+    errors: [],
+  },
+  {
+    method: 'post',
+    path: '/register-pin',
+    tag: 'login',
+    summary: 'Register a PIN with the emoji string the person will send',
+    description:
+      'Starts a login. The person then sends `PIN: <emoji string>` (or the bare emoji string) to the service\'s WhatsApp number. ' +
+      'Registering the same PIN and emoji string again while pending is idempotent (same pinId, seconds left).',
+    body: req.registerPinSchema,
+    ok: { description: 'registered (or already registered)', schema: res.registerPinResponseSchema },
+    errors: ['PIN_CONFLICT', 'LOGIN_DENIED', 'RATE_LIMITED', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'post',
+    path: '/check-login',
+    tag: 'login',
+    summary: 'Poll a registration: pending, or the tokens (once)',
+    description: 'Verified results are handed out once (then 404) and stay collectable at least VERIFIED_GRACE_SECONDS after the login. Poll at most once a second.',
+    body: req.checkLoginSchema,
+    ok: { description: 'pending, or verified with tokens', schema: res.checkLoginResponseSchema },
+    errors: ['PIN_NOT_FOUND', 'PIN_EXPIRED', 'LOGIN_DENIED', 'RATE_LIMITED', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'post',
+    path: '/refresh-token',
+    tag: 'session',
+    summary: 'Rotate the refresh token (or get a new pair by user id)',
+    description: '`{refreshToken}` rotates it: presenting a spent one closes the whole session. `{id}` needs an unexpired access token of that user. The bearer access token may be expired.',
+    auth: 'bearerExpiredOk',
+    body: req.refreshSchema,
+    ok: { description: 'a new access and refresh token', schema: res.tokenPairSchema },
+    errors: ['AUTHENTICATION_FAILED', 'REFRESH_TOKEN_EXPIRED', 'FORBIDDEN', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'get',
+    path: '/profile',
+    tag: 'session',
+    summary: 'The signed-in user',
+    auth: 'bearer',
+    ok: { description: 'the user', schema: res.profileResponseSchema },
+    errors: ['AUTHENTICATION_FAILED', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'post',
+    path: '/logout',
+    tag: 'session',
+    summary: "Close the token's session at once",
+    auth: 'bearer',
+    body: req.logoutSchema,
+    ok: { description: 'logged out', schema: res.messageResponseSchema },
+    errors: ['AUTHENTICATION_FAILED', 'FORBIDDEN', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'get',
+    path: '/sessions',
+    tag: 'session',
+    summary: "The caller's open sessions (devices)",
+    auth: 'bearer',
+    ok: { description: 'the sessions, the current one marked', schema: res.sessionsListResponseSchema },
+    errors: ['AUTHENTICATION_FAILED', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'delete',
+    path: '/sessions/:id',
+    tag: 'session',
+    summary: 'Close one of the caller\'s sessions (its tokens are refused from then on)',
+    auth: 'bearer',
+    params: { id: 'a session id from GET /sessions' },
+    ok: { description: 'closed', schema: res.messageResponseSchema },
+    errors: ['AUTHENTICATION_FAILED', 'VALIDATION_ERROR', 'SESSION_NOT_FOUND', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'delete',
+    path: '/sessions',
+    tag: 'session',
+    summary: 'Sign out everywhere: close all of the caller\'s sessions',
+    auth: 'bearer',
+    ok: { description: 'closed', schema: res.signOutEverywhereResponseSchema },
+    errors: ['AUTHENTICATION_FAILED', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'post',
+    path: '/send-message',
+    tag: 'messaging',
+    summary: 'Queue a WhatsApp message to a phone number',
+    auth: 'bearer',
+    body: req.sendMessageSchema,
+    ok: { description: 'queued (sent by a worker, retried with backoff)', schema: res.sendMessageResponseSchema },
+    errors: ['AUTHENTICATION_FAILED', 'RATE_LIMITED', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'get',
+    path: '/messages/:id',
+    tag: 'messaging',
+    summary: 'Where a message sent with /send-message got to (sender only)',
+    description: 'queued → sent → delivered → read, or failed, with the time of each. Anyone but the sender, like an unknown or expired id, gets 404.',
+    auth: 'bearer',
+    params: { id: 'the messageId /send-message answered' },
+    ok: { description: 'its delivery record', schema: res.messageStatusResponseSchema },
+    errors: ['AUTHENTICATION_FAILED', 'VALIDATION_ERROR', 'MESSAGE_NOT_FOUND', 'NETWORK_ERROR'],
+  },
+  webhook('/messaging-endpoint', "The gateway's webhook (Evolution API or WhatsApp Cloud API events)"),
+  webhook('/messaging-endpoint/:first', 'The webhook with an Evolution by-events suffix (`/messages-upsert`) or a WEBHOOK_PATH_SECRET segment', {
+    first: 'an Evolution event name in kebab case, or the WEBHOOK_PATH_SECRET',
+  }),
+  webhook('/messaging-endpoint/:first/:second', 'The webhook with a WEBHOOK_PATH_SECRET segment and an Evolution by-events suffix', {
+    first: 'the WEBHOOK_PATH_SECRET',
+    second: 'an Evolution event name in kebab case',
+  }),
+  {
+    method: 'get',
+    path: '/messaging-endpoint',
+    tag: 'webhook',
+    summary: 'WhatsApp Cloud API subscription handshake',
+    auth: 'verifyToken',
+    query: { 'hub.mode': '`subscribe`', 'hub.verify_token': 'must equal WEBHOOK_VERIFY_TOKEN', 'hub.challenge': 'echoed back' },
+    ok: { description: '`hub.challenge`, as text', contentType: 'text/plain' },
+    errors: ['FORBIDDEN'],
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    tag: 'operator',
+    summary: 'Prometheus metrics of every process',
+    description: 'Served when ADMIN_PASSWORD or METRICS_TOKEN is set (else 404).',
+    auth: 'metrics',
+    ok: { description: 'Prometheus text format', contentType: 'text/plain' },
+    errors: ['AUTHENTICATION_FAILED', 'NOT_FOUND', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'get',
+    path: '/admin/queues',
+    tag: 'operator',
+    summary: 'Queue dashboard (Bull Board)',
+    description: 'Served when ADMIN_USER and ADMIN_PASSWORD are set (else 404); its own assets and JSON API live under this path.',
+    auth: 'admin',
+    ok: html('the dashboard'),
+    errors: ['AUTHENTICATION_FAILED', 'NOT_FOUND', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    tag: 'pages',
+    summary: 'This document',
+    ok: { description: 'OpenAPI 3.1', schema: { type: 'object' } },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    tag: 'pages',
+    summary: 'API reference page (Swagger UI, served by the service)',
+    ok: html('the reference page'),
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/docs/:asset',
+    tag: 'pages',
+    summary: "The reference page's script and styles",
+    params: { asset: 'file name' },
+    ok: { description: 'JavaScript or CSS', contentType: 'application/javascript' },
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'get',
+    path: '/',
+    tag: 'pages',
+    summary: 'Login page (when DEMO_PAGE is on)',
+    description: 'Shows the emoji string, a QR code and a wa.me link with the message prefilled, then the profile. Uses the typed client (src/client).',
+    ok: html('the login page'),
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'get',
+    path: '/demo/:asset',
+    tag: 'pages',
+    summary: "The login page's script and styles (when DEMO_PAGE is on)",
+    params: { asset: 'file name' },
+    ok: { description: 'JavaScript or CSS', contentType: 'application/javascript' },
+    errors: ['NOT_FOUND'],
+  },
+];

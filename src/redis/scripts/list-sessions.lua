@@ -1,0 +1,25 @@
+-- The user's open sessions, tidying the index as it reads it (members whose session expired or
+-- was closed leave it), so the index holds no more than the open sessions.
+-- ARGV: prefix, userId
+-- Returns {sid1, created1, lastUsed1, origin1, expiresAt1, sid2, ...}
+local p, uid = ARGV[1], ARGV[2]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ik = p .. ':usess:' .. uid
+redis.call('ZREMRANGEBYSCORE', ik, '-inf', now)
+local out = {}
+local members = redis.call('ZRANGE', ik, 0, -1, 'WITHSCORES')
+for i = 1, #members, 2 do
+  local s = members[i]
+  local cur = redis.call('HMGET', p .. ':sess:' .. s, 'u', 'c', 'l', 'o')
+  if cur[1] == uid then
+    out[#out + 1] = s
+    out[#out + 1] = cur[2] or ''
+    out[#out + 1] = cur[3] or cur[2] or ''
+    out[#out + 1] = cur[4] or ''
+    out[#out + 1] = members[i + 1]
+  else
+    redis.call('ZREM', ik, s)
+  end
+end
+return out

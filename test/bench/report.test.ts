@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { ROOT } from '../helpers/processes.js';
+import { REDIS_URL } from '../helpers/redis.js';
+
+/**
+ * The benchmark's report, produced for real on the smallest sizes (`--smoke`): every scenario
+ * runs against real processes and Redis, and the JSON and the HTML must carry every curve. The
+ * figures themselves are not judged here (speed targets belong to `npm run bench`); this keeps
+ * the benchmark from rotting between the runs that are.
+ */
+interface Report {
+  mode: string;
+  complete: boolean;
+  targets: Array<{ figure: string; target: string }>;
+  figures: {
+    ingestion: { accepted: number; lost: number; ratio: number };
+    login: { latency: Array<{ rate: number; clients: number; missing: number }>; workers: Array<{ workers: number; loggedIn: number; logins: number }> };
+    endpoints: Record<string, { service: { ok: number; failed: number }; baseline: { ok: number }; ratio: number; p99Ratio: number }>;
+    memory: {
+      registrations: Array<{ registrations: number; prefixBytesPerRegistration: number }>;
+      sessions: { logins: number; bytesPerSession: number };
+      sockets: Array<{ sockets: number; rssMB: number }>;
+    };
+  };
+}
+
+describe('benchmark report (smoke sizes)', function () {
+  this.timeout(300_000);
+  let dir: string;
+  let report: Report;
+  let html: string;
+  let stdout = '';
+
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'bench-report-'));
+    const child = spawn(process.execPath, ['dist/scripts/bench.js', '--smoke', `--out=${dir}`], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', REDIS_URL },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    if (code !== 0) throw new Error(`bench --smoke exited ${code}:\n${stderr.slice(-4000)}`);
+    report = JSON.parse(readFileSync(path.join(dir, 'latest.json'), 'utf8')) as Report;
+    html = readFileSync(path.join(dir, 'latest.html'), 'utf8');
+  });
+
+  after(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs every scenario to completion and loses nothing', () => {
+    expect(report.mode).to.equal('smoke');
+    expect(report.complete).to.equal(true);
+    expect(report.figures.ingestion.accepted).to.be.greaterThan(0);
+    expect(report.figures.ingestion.lost).to.equal(0);
+    for (const w of report.figures.login.workers) expect(w.loggedIn, `${w.workers} workers`).to.equal(w.logins);
+  });
+
+  it('has every curve, each point in order', () => {
+    const { login, memory } = report.figures;
+    expect(login.workers.map((w) => w.workers)).to.deep.equal([1, 2]);
+    expect(login.latency.map((p) => p.rate)).to.deep.equal([50, 100]);
+    for (const p of login.latency) expect(p.missing, `${p.rate}/s`).to.equal(0);
+    expect(memory.registrations.map((p) => p.registrations)).to.deep.equal([50, 100]);
+    expect(memory.sockets.map((p) => p.sockets)).to.deep.equal([0, 20, 40]);
+    for (const p of memory.sockets) expect(p.rssMB).to.be.greaterThan(10);
+    expect(memory.sessions.logins).to.equal(20);
+    expect(memory.sessions.bytesPerSession).to.be.greaterThan(0);
+  });
+
+  it('compares every client endpoint with bare Koa, every request answered', () => {
+    const eps = report.figures.endpoints;
+    expect(Object.keys(eps).sort()).to.deep.equal(['checkPending', 'checkVerified', 'profile', 'refresh', 'registerPin']);
+    for (const [name, e] of Object.entries(eps)) {
+      expect(e.service.ok, name).to.be.greaterThan(0);
+      expect(e.service.failed, name).to.equal(0);
+      expect(e.baseline.ok, name).to.be.greaterThan(0);
+      expect(e.ratio, name).to.be.a('number');
+      expect(e.p99Ratio, name).to.be.a('number');
+    }
+    for (const figure of ['register-pin / baseline', 'refresh-token p99 / baseline p99', 'service / baseline (median of rounds)']) {
+      expect(report.targets.map((t) => t.figure)).to.include(figure);
+    }
+  });
+
+  it('prints the figures and each curve as a table', () => {
+    for (const title of ['Throughput per endpoint', 'Logins/s against worker processes', 'Webhook → auth-success against offered load', 'Redis memory against active registrations', 'web-1 RSS against idle sockets']) {
+      expect(stdout).to.include(title);
+    }
+  });
+
+  it('writes a self-contained HTML report with the four charts', () => {
+    // the charting library and its data are inline: nothing is fetched when the file is opened
+    expect(html).to.not.match(/<script[^>]+src=/i);
+    expect(html).to.not.match(/<link[^>]+href=/i);
+    expect(html).to.include('uPlot');
+    const charts = /const CHARTS = (\[.*?\]);\n/s.exec(html);
+    expect(charts, 'chart data').to.not.equal(null);
+    const list = JSON.parse(charts![1]!) as Array<{ id: string; x: number[] }>;
+    expect(list.map((c) => c.id)).to.deep.equal(['workers', 'latency', 'sockets', 'redis']);
+    for (const c of list) expect(c.x.length, c.id).to.be.greaterThan(1);
+  });
+});

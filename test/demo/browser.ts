@@ -1,0 +1,33 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { ROOT } from '../helpers/processes.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const SCREENSHOTS = path.join(ROOT, 'test-artifacts', 'screenshots');
+
+/**
+ * Debian's Chromium, installed with apt-get when missing (CI machines start without it; the
+ * tests never download a browser of their own: PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1), with a
+ * colour emoji font so screenshots show the codes. Returns why it can't when it can't.
+ */
+export function ensureChromium(): string | undefined {
+  if (existsSync(CHROMIUM) && existsSync('/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf')) return undefined;
+  if (process.getuid?.() !== 0) return `${CHROMIUM} is missing and installing it needs root: apt-get install chromium fonts-noto-color-emoji`;
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['update', '-qq'], { env, stdio: 'ignore', timeout: 300_000 });
+  execFileSync('apt-get', ['install', '-y', '-qq', 'chromium', 'fonts-noto-color-emoji'], { env, stdio: 'ignore', timeout: 600_000 });
+  return existsSync(CHROMIUM) ? undefined : 'apt-get did not install chromium';
+}
+
+export async function launch(): Promise<Browser> {
+  process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = '1';
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+export const shot = (name: string): string => path.join(SCREENSHOTS, `${name}.png`);

@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { messageKey } from '../../src/messaging/inbound.js';
+import { keys } from '../../src/redis/keys.js';
+import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
+import { startFakeEvolution, startFakeGraph, type FakeGateway } from '../helpers/gateway.js';
+import { eventually, get, post, request, type JsonResponse } from '../helpers/http.js';
+import { ROOT, startStack, type Stack } from '../helpers/processes.js';
+import { testRedis } from '../helpers/redis.js';
+import { evolutionJwt, sign } from './support.js';
+
+const EVO_KEY = 'fixtures-evolution-api-key';
+const GRAPH_TOKEN = 'fixtures-graph-token';
+const JWT_KEY = 'fixtures-evolution-jwt-key-0123456789';
+const APP_SECRET = 'fixtures-meta-app-secret-0123456789';
+export const INSTANCES = ['inst-a', 'inst-b'];
+export const NUMBERS = ['1111111111', '2222222222'];
+const USERNAME_REPLY = 'Sign in with your phone number: your username hides it.';
+
+interface Fixture {
+  expect: { status: number; accepted: number; ignored: number; reason?: string; then?: 'login' | 'edit-login' | 'username-only' | 'status'; statuses?: string[] };
+  path?: string;
+  body: unknown;
+}
+
+const DIR = path.join(ROOT, 'test/fixtures/gateways');
+const load = (gateway: string): [string, Fixture][] =>
+  readdirSync(path.join(DIR, gateway))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => [f, JSON.parse(readFileSync(path.join(DIR, gateway, f), 'utf8')) as Fixture]);
+
+const fill = (body: unknown, values: Record<string, string>): string =>
+  JSON.stringify(body).replace(/\{\{([A-Z]+)\}\}/g, (_, name: string) => {
+    const v = values[name];
+    if (v === undefined) throw new Error(`fixture placeholder {{${name}}} has no value`);
+    // the value goes inside a JSON string
+    return JSON.stringify(v).slice(1, -1);
+  });
+
+const digits = (phone: string): string => phone.replace(/^\+/, '');
+
+/**
+ * Every fixture of both gateways (test/fixtures/gateways, README there) posted to a service
+ * configured with both gateways, two Evolution instances and two Cloud numbers, talking to fake
+ * gateway servers that check requests as the real ones do. Each is answered as designed, and
+ * what follows (login and reply on the message's channel, edit → login, username-only reply,
+ * status recorded on our message) is checked.
+ */
+describe('messaging: real payload shapes of both gateways (fixtures)', function () {
+  let evo: FakeGateway;
+  let graph: FakeGateway;
+  let stack: Stack;
+  let token: string;
+  const redis = testRedis();
+
+  before(async function () {
+    this.timeout(30000);
+    evo = await startFakeEvolution({ apiKey: EVO_KEY, instances: INSTANCES });
+    graph = await startFakeGraph({ token: GRAPH_TOKEN, phoneNumberIds: NUMBERS });
+    stack = await startStack({
+      name: 'fixtures',
+      env: {
+        MESSAGING_PROVIDER: 'evolution,cloud',
+        EVOLUTION_API_URL: evo.url,
+        EVOLUTION_API_KEY: EVO_KEY,
+        EVOLUTION_INSTANCES: INSTANCES.join(','),
+        WHATSAPP_TOKEN: GRAPH_TOKEN,
+        WHATSAPP_PHONE_NUMBER_IDS: NUMBERS.join(','),
+        GRAPH_API_URL: `${graph.url}/v21.0`,
+        WEBHOOK_JWT_KEY: JWT_KEY,
+        WEBHOOK_SECRET: APP_SECRET,
+        REPLY_USERNAME_ONLY: USERNAME_REPLY,
+      },
+    });
+    // a user to send messages as (for the status fixtures)
+    const pin = randomPin();
+    const emoji = randomEmoji();
+    await post(stack.url, '/register-pin', { pin, emojiString: emoji });
+    const r = await postFixture('evolution', { event: 'messages.upsert', instance: 'inst-a', data: { key: { remoteJid: `${digits(randomPhone())}@s.whatsapp.net`, fromMe: false, id: 'SENDER' }, message: { conversation: `PIN: ${emoji}` } } });
+    expect(r.status, r.text).to.equal(200);
+    token = (await verified(pin)).token;
+  });
+  after(async function () {
+    this.timeout(30000);
+    redis.disconnect();
+    await stack?.stop();
+    await evo?.close();
+    await graph?.close();
+  });
+
+  /** Posts as each gateway authenticates: Evolution with its JWT, Meta with its signature. */
+  function postFixture(gateway: string, body: unknown, suffix = ''): Promise<JsonResponse> {
+    const raw = typeof body === 'string' ? body : JSON.stringify(body);
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (gateway === 'evolution') headers.authorization = `Bearer ${evolutionJwt(JWT_KEY)}`;
+    else headers['x-hub-signature-256'] = sign(raw, APP_SECRET);
+    return request(stack.url, 'POST', '/messaging-endpoint' + suffix, { raw, headers });
+  }
+
+  const verified = (pin: string): Promise<LoginBody> =>
+    eventually(async () => {
+      const c = await post<LoginBody>(stack.url, '/check-login', { pin });
+      return c.body.verified ? c.body : undefined;
+    }, 15000);
+
+  /** The fake's accepted request carrying this text to this recipient. */
+  const delivered = (gw: FakeGateway, match: (json: Record<string, unknown>) => boolean) =>
+    eventually(async () => gw.accepted.find((r) => match(r.json as Record<string, unknown>)), 15000);
+
+  /** A message of ours, sent and accepted by the gateway of `gateway`, and its ids. */
+  async function sentMessage(gateway: string): Promise<{ messageId: string; gatewayId: string }> {
+    const text = `tracked ${randomBytes(4).toString('hex')}`;
+    const channel = gateway === 'evolution' ? 'evolution:inst-b' : 'cloud:2222222222';
+    const r = await post(stack.url, '/send-message', { phoneNumber: randomPhone(), message: text, channel }, token);
+    expect(r.status, r.text).to.equal(200);
+    const gw = gateway === 'evolution' ? evo : graph;
+    const req = await delivered(gw, (j) => JSON.stringify(j).includes(text));
+    return { messageId: String(r.body.messageId), gatewayId: req.id };
+  }
+
+  for (const gateway of ['evolution', 'cloud']) {
+    describe(gateway, function () {
+      for (const [file, fx] of load(gateway)) {
+        it(`${file}: ${fx.expect.then ?? fx.expect.reason ?? 'answered'}`, async function () {
+          const phone = randomPhone();
+          const values: Record<string, string> = {
+            PHONE: digits(phone),
+            ID: 'FX' + randomBytes(8).toString('hex').toUpperCase(),
+            ORIGINAL: 'OR' + randomBytes(8).toString('hex').toUpperCase(),
+            INSTANCE: 'inst-b',
+            PNID: '2222222222',
+            TEXT: 'hello',
+          };
+          const pin = randomPin();
+          const emoji = randomEmoji();
+          const then = fx.expect.then;
+          let tracked: { messageId: string; gatewayId: string } | undefined;
+          if (then === 'login' || then === 'edit-login' || then === 'username-only') {
+            expect((await post(stack.url, '/register-pin', { pin, emojiString: emoji })).status).to.equal(200);
+            values.TEXT = `PIN: ${emoji}`;
+          }
+          if (then === 'edit-login') {
+            // the message being edited: a mistyped code from the same person, on the same channel
+            const typo: Record<string, string> = { ...values, ID: values.ORIGINAL!, TEXT: `PIN: ${randomEmoji()}` };
+            const original =
+              gateway === 'evolution'
+                ? { event: 'messages.upsert', instance: 'inst-b', data: { key: { remoteJid: `${typo.PHONE}@s.whatsapp.net`, fromMe: false, id: typo.ID }, pushName: 'Rita', message: { conversation: typo.TEXT } } }
+                : JSON.parse(fill((load('cloud').find(([f]) => f === 'text.json')![1]).body, typo));
+            expect((await postFixture(gateway, original)).status).to.equal(200);
+            const scope = gateway === 'evolution' ? 'inst-b' : '';
+            await eventually(async () => ((await redis.exists(keys(stack.prefix).sender(messageKey(gateway, scope, typo.ID!)))) === 1 ? true : undefined), 15000);
+          }
+          if (then === 'status') {
+            tracked = await sentMessage(gateway);
+            values.OUTID = tracked.gatewayId;
+          }
+
+          const r = await postFixture(gateway, fill(fx.body, values), fx.path);
+          expect(r.status, r.text).to.equal(fx.expect.status);
+          expect(r.body, r.text).to.deep.equal({ received: true, accepted: fx.expect.accepted, ignored: fx.expect.ignored });
+
+          if (then === 'login' || then === 'edit-login') {
+            const login = await verified(pin);
+            expect(login.user.phone).to.equal(phone);
+            // the reply goes out on the channel the message came on
+            if (gateway === 'evolution') {
+              const req = await delivered(evo, (j) => j.number === digits(phone));
+              expect(req.url).to.equal('/message/sendText/inst-b');
+            } else {
+              const req = await delivered(graph, (j) => j.to === digits(phone));
+              expect(req.url).to.equal('/v21.0/2222222222/messages');
+            }
+          }
+          if (then === 'username-only') {
+            const req = await delivered(graph, (j) => j.recipient === 'US.13491208655302741918' && (j.text as { body: string }).body === USERNAME_REPLY);
+            expect(req.url).to.equal('/v21.0/2222222222/messages');
+            expect(req.json).to.not.have.property('to');
+            const c = await post<LoginBody>(stack.url, '/check-login', { pin });
+            expect(c.body.verified).to.equal(false);
+          }
+          if (then === 'status') {
+            const want = fx.expect.statuses![0]!;
+            const m = await eventually(async () => {
+              const g = await get(stack.url, `/messages/${tracked!.messageId}`, token);
+              return g.body.status === want ? g : undefined;
+            });
+            expect(m.body).to.include({ gatewayMessageId: tracked!.gatewayId, channel: gateway === 'evolution' ? 'evolution:inst-b' : 'cloud:2222222222' });
+            expect((m.body.at as Record<string, number>)[want]).to.be.a('number');
+            if (want === 'failed') expect(m.body.error).to.include('24-hour');
+          }
+          if (fx.expect.reason !== undefined && fx.expect.accepted === 0) {
+            expect(fx.expect.ignored).to.equal(1);
+          }
+        });
+      }
+    });
+  }
+});

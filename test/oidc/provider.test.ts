@@ -1,0 +1,205 @@
+import { expect } from 'chai';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import * as oidc from 'openid-client';
+import { randomPhone, sendChat } from '../helpers/flow.js';
+import { eventually, get } from '../helpers/http.js';
+import { startStack, type Stack } from '../helpers/processes.js';
+import { Browser } from './browser.js';
+
+const CLIENT_ID = 'test-app';
+const CLIENT_SECRET = 'test-app-secret-0123456789abcdef0123';
+const APP = 'http://app.example.test';
+const REDIRECT_URI = `${APP}/callback`;
+const LOGOUT_URI = `${APP}/signed-out`;
+const SCOPE = 'openid profile phone offline_access';
+
+/**
+ * "Sign in with WhatsApp" as an app sees it: openid-client as a real relying party against the
+ * provider (two web nodes and a worker sharing Redis), the interaction page driven over HTTP,
+ * the chat message posted to the webhook by the test.
+ */
+describe('oidc: an app signs people in through the chat with OpenID Connect', function () {
+  this.timeout(90000);
+  let stack: Stack;
+  let issuer: string;
+  let config: oidc.Configuration;
+
+  before(async function () {
+    stack = await startStack({
+      name: 'oidc',
+      webs: 2,
+      env: {
+        CHAT_REPLIES: 'false',
+        OIDC_CLIENTS: JSON.stringify([
+          { client_id: CLIENT_ID, client_secret: CLIENT_SECRET, client_name: 'Test App', redirect_uris: [REDIRECT_URI], post_logout_redirect_uris: [LOGOUT_URI] },
+        ]),
+      },
+    });
+    // both nodes serve one issuer (as behind a load balancer); the second node's port stands for it
+    issuer = `http://localhost:${stack.webs[0]!.port}/oidc`;
+    config = await oidc.discovery(new URL(issuer), CLIENT_ID, CLIENT_SECRET, undefined, { execute: [oidc.allowInsecureRequests] });
+  });
+  after(async function () {
+    await stack?.stop();
+  });
+
+  /** The authorization request of an app (PKCE S256, state). */
+  const authorize = async (extra: Record<string, string> = {}) => {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT_URI,
+      scope: SCOPE,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      ...extra,
+    });
+    return { url: url.href, verifier, state };
+  };
+
+  /** The person's part: open the page, send its code in the chat, wait; returns the app's callback URL. */
+  const signIn = async (browser: Browser, authUrl: string, who: { phone: string; pushName: string }): Promise<string> => {
+    const page = await browser.follow(authUrl, REDIRECT_URI);
+    expect(page.res.status, page.url).to.equal(200);
+    expect(page.url).to.match(/\/oidc\/interaction\/[^/]+$/);
+    const html = await page.res.text();
+    const emoji = /data-emoji="([^"]+)"/.exec(html)?.[1];
+    expect(emoji, html).to.be.a('string');
+    expect(html).to.include('https://wa.me/').and.include(encodeURIComponent(`PIN: ${emoji!}`));
+    // the chat message reaches the other web node's webhook: the stores are shared
+    const hook = await sendChat(stack.webs[1]!.url, `PIN: ${emoji!}`, { phone: who.phone, pushName: who.pushName });
+    expect(hook.status, hook.text).to.equal(200);
+    const redirectTo = await eventually(async () => {
+      const res = await browser.get(`${page.url}/status`);
+      const body = (await res.json()) as { state: string; redirectTo?: string };
+      expect(res.status, JSON.stringify(body)).to.equal(200);
+      return body.redirectTo;
+    }, 20000, 200);
+    const back = await browser.follow(new URL(redirectTo, page.url).href, REDIRECT_URI);
+    expect(back.url.startsWith(REDIRECT_URI), back.url).to.equal(true);
+    return back.url;
+  };
+
+  it('discovery, code + PKCE, ID token verified with the JWKS, userinfo, refresh with rotation, logout', async function () {
+    expect(config.serverMetadata()).to.include({ issuer });
+    expect(config.serverMetadata().code_challenge_methods_supported).to.include('S256');
+    const phone = randomPhone();
+    const browser = new Browser();
+    const { url, verifier, state } = await authorize();
+    const callback = await signIn(browser, url, { phone, pushName: 'Ana Maria Silva' });
+
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state });
+    // the ID token verifies against the service's JWKS alone, and under its own discovery's jwks_uri
+    const jwks = (await get(stack.url, '/.well-known/jwks.json')).body as unknown as JSONWebKeySet;
+    const { payload, protectedHeader } = await jwtVerify(tokens.id_token!, createLocalJWKSet(jwks), { issuer, audience: CLIENT_ID });
+    expect(protectedHeader.alg).to.equal('ES256');
+    expect(protectedHeader.kid).to.equal(jwks.keys[0]!.kid);
+    expect((await get(issuer.replace('localhost', '127.0.0.1'), '/jwks')).body).to.deep.equal(jwks);
+    const sub = payload.sub!;
+
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, sub);
+    expect(info).to.deep.include({ sub, name: 'Ana Maria Silva', given_name: 'Ana', family_name: 'Maria Silva', phone_number: phone, phone_number_verified: true });
+
+    // refresh rotates: the new refresh token works, the old one is spent (and its reuse ends the grant)
+    expect(tokens.refresh_token).to.be.a('string');
+    const renewed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(renewed.refresh_token).to.be.a('string').and.not.equal(tokens.refresh_token);
+    expect((await oidc.fetchUserInfo(config, renewed.access_token, sub)).sub).to.equal(sub);
+    const reuse = await oidc.refreshTokenGrant(config, tokens.refresh_token!).then(() => 'accepted', (err: { error?: string }) => err.error);
+    expect(reuse).to.equal('invalid_grant');
+
+    // RP-initiated logout: the confirmation form, then back to the app
+    const endUrl = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: LOGOUT_URI, state: 'bye' });
+    const confirm = await browser.follow(endUrl.href, LOGOUT_URI);
+    expect(confirm.res.status).to.equal(200);
+    const form = await confirm.res.text();
+    const action = /<form[^>]*action="([^"]+)"/.exec(form)?.[1];
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(form)?.[1];
+    expect(action && xsrf, form).to.be.a('string');
+    const done = await browser.postForm(new URL(action!, confirm.url).href, { xsrf: xsrf!, logout: 'yes' });
+    expect(done.status).to.equal(303);
+    const after = new URL(done.headers.get('location')!, confirm.url);
+    expect(`${after.origin}${after.pathname}`).to.equal(LOGOUT_URI);
+    expect(after.searchParams.get('state')).to.equal('bye');
+    // signed out: a new authorization asks for the chat login again
+    const again = await browser.follow((await authorize()).url, REDIRECT_URI);
+    expect(again.url).to.match(/\/oidc\/interaction\//);
+  });
+
+  it('a redirect URI that is not registered: an error page, never a redirect (invalid_redirect_uri)', async function () {
+    const { url } = await authorize();
+    const wrong = new URL(url);
+    wrong.searchParams.set('redirect_uri', 'https://attacker.example/callback');
+    const res = await new Browser().get(wrong.href);
+    expect(res.status).to.equal(400);
+    expect(res.headers.get('location')).to.equal(null);
+    expect(await res.text()).to.include('invalid_redirect_uri');
+  });
+
+  it('a wrong PKCE verifier, then a reused code: invalid_grant, and the reuse revokes the tokens of the first exchange', async function () {
+    const first = await authorize();
+    const callback = await signIn(new Browser(), first.url, { phone: randomPhone(), pushName: 'Bo' });
+    const wrongVerifier = await oidc
+      .authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedState: first.state })
+      .then(() => 'accepted', (err: { error?: string }) => err.error);
+    expect(wrongVerifier).to.equal('invalid_grant');
+
+    const second = await authorize();
+    const callback2 = await signIn(new Browser(), second.url, { phone: randomPhone(), pushName: 'Cy' });
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(callback2), { pkceCodeVerifier: second.verifier, expectedState: second.state });
+    const sub = tokens.claims()!.sub;
+    expect((await oidc.fetchUserInfo(config, tokens.access_token, sub)).sub).to.equal(sub);
+    const reused = await oidc
+      .authorizationCodeGrant(config, new URL(callback2), { pkceCodeVerifier: second.verifier, expectedState: second.state })
+      .then(() => 'accepted', (err: { error?: string }) => err.error);
+    expect(reused).to.equal('invalid_grant');
+    // RFC 6749 §4.1.2: the tokens issued from the code should be revoked
+    const revoked = await oidc.fetchUserInfo(config, tokens.access_token, sub).then(() => 200, (err: { status?: number }) => err.status);
+    expect(revoked).to.equal(401);
+  });
+});
+
+describe('oidc: with the sign-in confirmed in the chat (LOGIN_CONFIRMATION)', function () {
+  this.timeout(90000);
+  let stack: Stack;
+  let config: oidc.Configuration;
+  before(async function () {
+    stack = await startStack({
+      name: 'oidc-confirm',
+      env: {
+        LOGIN_CONFIRMATION: 'on',
+        OIDC_CLIENTS: JSON.stringify([{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: [REDIRECT_URI] }]),
+      },
+    });
+    config = await oidc.discovery(new URL(`http://localhost:${stack.webs[0]!.port}/oidc`), CLIENT_ID, CLIENT_SECRET, undefined, { execute: [oidc.allowInsecureRequests] });
+  });
+  after(async function () {
+    await stack?.stop();
+  });
+
+  /** Opens the page, sends its code, waits for the question, answers; returns where the browser is sent. */
+  const answer = async (reply: string): Promise<URL> => {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT_URI, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 's' });
+    const browser = new Browser();
+    const page = await browser.follow(url.href, REDIRECT_URI);
+    const emoji = /data-emoji="([^"]+)"/.exec(await page.res.text())![1]!;
+    const phone = randomPhone();
+    await sendChat(stack.url, `PIN: ${emoji}`, { phone });
+    const poll = async (): Promise<{ state: string; redirectTo?: string }> => (await browser.get(`${page.url}/status`)).json() as Promise<{ state: string; redirectTo?: string }>;
+    await eventually(async () => ((await poll()).state === 'awaiting-confirmation' ? true : undefined), 20000, 200);
+    await sendChat(stack.url, reply, { phone });
+    const redirectTo = await eventually(async () => (await poll()).redirectTo, 20000, 200);
+    return new URL((await browser.follow(new URL(redirectTo, page.url).href, REDIRECT_URI)).url);
+  };
+
+  it('the page waits for the answer; YES signs in (a code comes back), NO ends with access_denied', async function () {
+    const yes = await answer('YES');
+    expect(yes.searchParams.get('code')).to.be.a('string');
+    const no = await answer('NO');
+    expect(`${no.origin}${no.pathname}`).to.equal(REDIRECT_URI);
+    expect(no.searchParams.get('error')).to.equal('access_denied');
+    expect(no.searchParams.get('code')).to.equal(null);
+  });
+});

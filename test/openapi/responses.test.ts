@@ -1,0 +1,95 @@
+import { Ajv } from 'ajv';
+import { expect } from 'chai';
+import { buildOpenApi } from '../../src/openapi/document.js';
+import { randomEmoji, randomPhone, randomPin, sendChat } from '../helpers/flow.js';
+import { eventually, get, post, request, type JsonResponse } from '../helpers/http.js';
+import { startStack, type Stack } from '../helpers/processes.js';
+
+/**
+ * Real answers of a running service, each checked against the schema the document gives for
+ * its path, method and status: the document is what the service does, not what it was meant to.
+ */
+describe('openapi: real responses match the document', function () {
+  this.timeout(60000);
+  let stack: Stack;
+  const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
+
+  before(async function () {
+    stack = await startStack({ name: 'openapi', webs: 1, workers: 1 });
+    const served = await get(stack.url, '/openapi.json');
+    expect(served.status).to.equal(200);
+    ajv.addSchema(served.body, 'doc');
+  });
+  after(async () => stack?.stop());
+
+  const pointer = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
+  function conforms(method: string, path: string, res: JsonResponse<unknown>, type = 'application/json'): void {
+    const ref = `doc#/paths/${pointer(path)}/${method}/responses/${res.status}/content/${pointer(type)}/schema`;
+    const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
+    expect(validate(res.body), `${method.toUpperCase()} ${path} ${res.status}: ${ajv.errorsText(validate.errors)}\n${res.text}`).to.equal(true);
+  }
+
+  it('serves the document it builds', async function () {
+    const served = await get(stack.url, '/openapi.json');
+    expect(served.headers.get('content-type')).to.match(/application\/json/);
+    expect(served.body).to.deep.equal(JSON.parse(JSON.stringify(buildOpenApi({ version: (served.body as { info: { version: string } }).info.version }))));
+  });
+
+  it('a whole login, the session endpoints and typical errors answer as documented', async function () {
+    conforms('get', '/health', await get(stack.url, '/health'));
+    const jwks = await get(stack.url, '/.well-known/jwks.json');
+    conforms('get', '/.well-known/jwks.json', { ...jwks, body: JSON.parse(jwks.text) as unknown }, 'application/jwk-set+json');
+    const pin = randomPin();
+    const emojiString = randomEmoji();
+    conforms('post', '/register-pin', await post(stack.url, '/register-pin', { pin, emojiString }));
+    conforms('post', '/check-login', await post(stack.url, '/check-login', { pin }));
+    const hook = await sendChat(stack.url, `PIN: ${emojiString}`, { phone: randomPhone(), pushName: 'Ana Silva' });
+    conforms('post', '/messaging-endpoint', hook);
+    const login = await eventually(async () => {
+      const r = await post<{ verified: boolean; token: string; refreshToken: string; user: { id: string } }>(stack.url, '/check-login', { pin });
+      return r.body.verified ? r : undefined;
+    });
+    conforms('post', '/check-login', login);
+    const { token, refreshToken, user } = login.body;
+    conforms('get', '/profile', await get(stack.url, '/profile', token));
+    const refreshed = await post<{ token: string }>(stack.url, '/refresh-token', { refreshToken }, token);
+    conforms('post', '/refresh-token', refreshed);
+    conforms('get', '/sessions', await get(stack.url, '/sessions', refreshed.body.token));
+    const unknownSession = await request(stack.url, 'DELETE', '/sessions/no-such-session', { token: refreshed.body.token });
+    expect(unknownSession.status).to.equal(404);
+    conforms('delete', '/sessions/{id}', unknownSession);
+    const sent = await post<{ messageId: string }>(stack.url, '/send-message', { phoneNumber: '+15551234567', message: 'hi' }, refreshed.body.token);
+    conforms('post', '/send-message', sent);
+    conforms('get', '/messages/{id}', await get(stack.url, `/messages/${sent.body.messageId}`, refreshed.body.token));
+    const unknownMessage = await get(stack.url, '/messages/999999999', refreshed.body.token);
+    expect(unknownMessage.status).to.equal(404);
+    conforms('get', '/messages/{id}', unknownMessage);
+    conforms('post', '/logout', await post(stack.url, '/logout', { userId: user.id }, refreshed.body.token));
+
+    // an unknown PIN (a collected one stays collectable for COLLECT_RETRY_SECONDS)
+    const notFound = await post(stack.url, '/check-login', { pin: randomPin() });
+    expect(notFound.status).to.equal(404);
+    conforms('post', '/check-login', notFound);
+    const invalid = await post(stack.url, '/register-pin', { pin: 'x' });
+    expect(invalid.status).to.equal(400);
+    conforms('post', '/register-pin', invalid);
+    const unauthenticated = await get(stack.url, '/profile');
+    expect(unauthenticated.status).to.equal(401);
+    conforms('get', '/profile', unauthenticated);
+  });
+
+  it('serves the reference page and its assets from the service (no CDN)', async function () {
+    const page = await request(stack.url, 'GET', '/docs');
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-type')).to.match(/text\/html/);
+    const sources = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(sources.length).to.be.greaterThan(1);
+    for (const src of sources) {
+      expect(src, 'same origin').to.match(/^\/docs\//);
+      const asset = await request(stack.url, 'GET', src);
+      expect(asset.status, src).to.equal(200);
+      expect(asset.text.length, src).to.be.greaterThan(10);
+    }
+    expect((await request(stack.url, 'GET', '/docs/..%2Fpackage.json')).status).to.equal(404);
+  });
+});

@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { redisAddress } from '../../src/bin/banner.js';
+import { eventually } from '../helpers/http.js';
+import { freePort, startProcess, stopProcess } from '../helpers/processes.js';
+import { uniquePrefix } from '../helpers/redis.js';
+
+describe('ops: start-up banner', function () {
+  this.timeout(40000);
+
+  it('shows a Redis address without its credentials', function () {
+    expect(redisAddress('rediss://user:s3cret@redis.example.com:6380/2')).to.equal('rediss://redis.example.com:6380/2');
+    expect(redisAddress('redis://:s3cret@10.0.0.5')).to.equal('redis://10.0.0.5:6379');
+  });
+
+  it('prints URL, roles, provider, Redis host (no password), dashboard and key prefix', async function () {
+    // a password-protected Redis of the test's own, so the banner has a password to leave out
+    const port = await freePort();
+    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--requirepass', 'b4nner-secret'], { stdio: 'ignore' });
+    const prefix = uniquePrefix('banner');
+    try {
+      await eventually(async () => {
+        const probe = new Redis({ port, password: 'b4nner-secret', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+        probe.on('error', () => undefined);
+        try {
+          await probe.connect();
+          return (await probe.ping()) === 'PONG' ? true : undefined;
+        } finally {
+          probe.disconnect();
+        }
+      });
+      const web = await startProcess('all', {
+        KEY_PREFIX: prefix,
+        REDIS_URL: `redis://:b4nner-secret@127.0.0.1:${port}`,
+        ADMIN_USER: 'admin',
+        ADMIN_PASSWORD: 'pw-for-the-banner-test',
+        MESSAGING_PROVIDER: 'log',
+      });
+      try {
+        await web.waitForOutput(/key prefix/);
+        const out = web.output();
+        expect(out).to.match(new RegExp(`URL +http://localhost:${web.port}`));
+        expect(out).to.match(/roles +web, worker/);
+        expect(out).to.match(/provider +log/);
+        expect(out).to.match(new RegExp(`redis +redis://127\\.0\\.0\\.1:${port}`));
+        expect(out).to.match(/dashboard +on at \/admin\/queues/);
+        expect(out).to.match(new RegExp(`key prefix +${prefix}`));
+        expect(out).not.to.include('b4nner-secret');
+        expect(out).not.to.include('pw-for-the-banner-test');
+      } finally {
+        await stopProcess(web);
+      }
+    } finally {
+      server.kill('SIGTERM');
+    }
+  });
+});

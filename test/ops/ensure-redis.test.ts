@@ -1,0 +1,103 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { freePort, ROOT } from '../helpers/processes.js';
+
+const SCRIPT = path.join(ROOT, 'scripts/ensure-redis.sh');
+const which = (cmd: string): string => spawnSync('bash', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).stdout.trim();
+
+/**
+ * A PATH with only what a stock machine is sure to have (bash, node, seq, sleep) plus the given
+ * stubs: no GNU `timeout`, no redis-server unless asked for.
+ */
+function sandboxPath(stubs: Record<string, string>, extra: string[] = []): { dir: string; PATH: string } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ensure-redis-'));
+  for (const tool of ['bash', 'node', 'seq', 'sleep', ...extra]) symlinkSync(which(tool), path.join(dir, tool));
+  for (const [name, body] of Object.entries(stubs)) {
+    writeFileSync(path.join(dir, name), `#!${which('bash')}\n${body}\n`);
+    chmodSync(path.join(dir, name), 0o755);
+  }
+  return { dir, PATH: dir };
+}
+
+function run(env: Record<string, string>, timeoutMs = 20000): Promise<{ code: number | null; out: string; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(which('bash'), [SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, ms: Date.now() - started });
+    });
+  });
+}
+
+describe('ops: scripts/ensure-redis.sh is portable', function () {
+  this.timeout(30000);
+
+  it('finds a Redis that answers, without GNU timeout on the PATH', async function () {
+    const box = sandboxPath({});
+    try {
+      const r = await run({ PATH: box.PATH, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });
+      expect(r.out).to.match(/answering at 127\.0\.0\.1:6379/);
+      expect(r.code).to.equal(0);
+    } finally {
+      rmSync(box.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('on macOS without Redis and without root: says what to install and stops at once', async function () {
+    const box = sandboxPath({ uname: 'echo Darwin', id: 'echo 501' });
+    try {
+      const port = await freePort();
+      const r = await run({ PATH: box.PATH, REDIS_URL: `redis://127.0.0.1:${port}` });
+      expect(r.code).to.equal(1);
+      expect(r.out).to.match(/brew install redis/).and.to.match(new RegExp(`127\\.0\\.0\\.1:${port}`));
+      expect(r.ms).to.be.below(8000);
+    } finally {
+      rmSync(box.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('on Linux without Redis, not root: names the package instead of calling apt-get', async function () {
+    const box = sandboxPath({ uname: 'echo Linux', id: 'echo 1000', 'apt-get': 'echo "apt-get must not run" >&2; exit 3' });
+    try {
+      const r = await run({ PATH: box.PATH, REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+      expect(r.code).to.equal(1);
+      expect(r.out).to.match(/apt-get install redis-server/).and.not.to.match(/must not run/);
+    } finally {
+      rmSync(box.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('as root on Debian without redis-server: installs it with apt-get (stubbed here), then starts it', async function () {
+    // the stub "installs" by putting the machine's redis-server on the sandbox PATH
+    const real = which('redis-server');
+    const box = sandboxPath({ uname: 'echo Linux', id: 'echo 0' });
+    writeFileSync(path.join(box.dir, 'apt-get'), `#!${which('bash')}\necho "apt-get $*" >> "${box.dir}/apt.log"\n[ "$1" = install ] && ${which('ln')} -sf "${real}" "${box.dir}/redis-server"\nexit 0\n`);
+    chmodSync(path.join(box.dir, 'apt-get'), 0o755);
+    const port = await freePort();
+    try {
+      const r = await run({ PATH: box.PATH, REDIS_URL: `redis://127.0.0.1:${port}` });
+      expect(r.out).to.match(/installing redis-server with apt-get/).and.to.match(/redis: up/);
+      expect(r.code).to.equal(0);
+      const redis = new Redis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: 0, retryStrategy: () => null });
+      redis.on('error', () => undefined);
+      try {
+        expect(await redis.ping()).to.equal('PONG');
+      } finally {
+        redis.disconnect();
+        // the private server the script started (never the shared one)
+        spawnSync(which('redis-cli'), ['-p', String(port), 'shutdown', 'nosave']);
+      }
+    } finally {
+      rmSync(box.dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { clusterOptions, sentinelOptions } from '../../src/redis/connection.js';
+import { ROOT } from '../helpers/processes.js';
+
+/** REDIS_SENTINELS / REDIS_CLUSTER_NODES / REDIS_WAIT_*: parsed once, refused with one line. */
+describe('redis: topology configuration', function () {
+  it('is one server by default, with no replica waits', function () {
+    const c = loadConfig({});
+    expect(c.redis).to.deep.equal({ kind: 'single', url: 'redis://127.0.0.1:6379' });
+    expect(c.redisWait).to.deep.equal({ replicas: 0, timeoutMs: 1000 });
+  });
+
+  it('reads sentinels, the primary name and both passwords', function () {
+    const c = loadConfig({
+      REDIS_SENTINELS: 's1.example:26379, 10.0.0.2:26380,[::1]:26381',
+      REDIS_SENTINEL_NAME: 'auth',
+      REDIS_SENTINEL_PASSWORD: 'sp',
+      REDIS_PASSWORD: 'dp',
+      REDIS_WAIT_REPLICAS: '1',
+    });
+    expect(c.redis).to.deep.equal({
+      kind: 'sentinel',
+      sentinels: [
+        { host: 's1.example', port: 26379 },
+        { host: '10.0.0.2', port: 26380 },
+        { host: '::1', port: 26381 },
+      ],
+      name: 'auth',
+      sentinelPassword: 'sp',
+      username: undefined,
+      password: 'dp',
+    });
+    expect(c.redisWait.replicas).to.equal(1);
+    const opts = sentinelOptions(c.redis as Extract<typeof c.redis, { kind: 'sentinel' }>, 'command');
+    expect(opts).to.include({ name: 'auth', sentinelPassword: 'sp', password: 'dp', enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    expect(loadConfig({ REDIS_SENTINELS: 'h:1' }).redis).to.include({ name: 'mymaster' });
+  });
+
+  it('reads cluster seed nodes; cluster clients keep the role (fail fast for commands) and shard their subscriptions', function () {
+    const c = loadConfig({ REDIS_CLUSTER_NODES: 'a:7000,b:7001', REDIS_USERNAME: 'u', REDIS_PASSWORD: 'p' });
+    expect(c.redis).to.deep.equal({ kind: 'cluster', nodes: [{ host: 'a', port: 7000 }, { host: 'b', port: 7001 }], username: 'u', password: 'p' });
+    const cluster = c.redis as Extract<typeof c.redis, { kind: 'cluster' }>;
+    const cmd = clusterOptions(cluster, 'command', 'n');
+    expect(cmd.enableOfflineQueue).to.equal(false);
+    expect(cmd.redisOptions).to.include({ maxRetriesPerRequest: 0, username: 'u', password: 'p', connectionName: 'n' });
+    expect(clusterOptions(cluster, 'subscriber', 'n').shardedSubscribers).to.equal(true);
+    expect(clusterOptions(cluster, 'worker', 'n').redisOptions).to.include({ maxRetriesPerRequest: null });
+  });
+
+  it('a process refuses to start on a cluster, with one line, until the scripts are ported', async function () {
+    const child = spawn('node', ['dist/src/bin/worker.js'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', REDIS_CLUSTER_NODES: '127.0.0.1:1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).to.equal(1);
+    expect(err.trim()).to.match(/^pin-auth: configuration error: REDIS_CLUSTER_NODES: cluster mode is not available yet/);
+  });
+
+  const bad: [string, Record<string, string>, RegExp][] = [
+    ['sentinels and cluster nodes together', { REDIS_SENTINELS: 'a:1', REDIS_CLUSTER_NODES: 'b:2' }, /exclusive/],
+    ['a sentinel without a port', { REDIS_SENTINELS: 'a:1,b' }, /REDIS_SENTINELS.*"b"/],
+    ['a cluster node with port 0', { REDIS_CLUSTER_NODES: 'a:0' }, /REDIS_CLUSTER_NODES/],
+    ['a cluster node with a port out of range', { REDIS_CLUSTER_NODES: 'a:70000' }, /REDIS_CLUSTER_NODES/],
+    ['a negative REDIS_WAIT_REPLICAS', { REDIS_WAIT_REPLICAS: '-1' }, /REDIS_WAIT_REPLICAS/],
+    ['a REDIS_WAIT_TIMEOUT_MS of 0', { REDIS_WAIT_TIMEOUT_MS: '0' }, /REDIS_WAIT_TIMEOUT_MS/],
+  ];
+  for (const [name, env, pattern] of bad) {
+    it(`refuses ${name}`, function () {
+      expect(() => loadConfig(env)).to.throw(ConfigError, pattern);
+    });
+  }
+});

@@ -1,0 +1,226 @@
+import { expect } from 'chai';
+import { randomEmoji, randomPhone, randomPin, sendChat, type LoginBody } from '../helpers/flow.js';
+import { eventually, request, type JsonResponse } from '../helpers/http.js';
+import { RELAXED_LIMITS, startStack, type ServiceProcess, type Stack } from '../helpers/processes.js';
+import { freshIp, postFrom, queuesIdle } from './client.js';
+import { expectError, expectRateLimited } from './expect-error.js';
+
+/**
+ * An attacker with nothing but HTTP access, addresses of its own (TRUST_PROXY=true, one
+ * X-Forwarded-For per request) and a phone of its own, against two web nodes and a worker with
+ * the service's default limits. It tries the PIN oracle, the emoji-string oracle and swap,
+ * concurrent guess bursts and address rotation inside one IPv6 /64, and never gets a victim's
+ * tokens or signs a victim into its own account.
+ */
+const SERVICE_DEFAULTS = Object.fromEntries(Object.keys(RELAXED_LIMITS).map((k) => [k, '']));
+const GUESSES = 30; // RATE_UNKNOWN_PIN_PER_10_MINUTES
+const REGISTRATIONS = 30; // RATE_REGISTER_PER_MINUTE
+const METRICS_TOKEN = 'oracle-metrics-token-0123456789';
+
+let v6Counter = 0;
+/** A fresh IPv6 /64 (documentation range): returns a function giving addresses inside it. */
+function fresh64(): (host: number) => string {
+  v6Counter += 1;
+  const net = `2001:db8:${(0x1000 + v6Counter).toString(16)}:${(v6Counter * 7).toString(16)}`;
+  return (host) => `${net}:${(host >> 16).toString(16)}:${(host & 0xffff).toString(16)}:${(host * 31 % 0xffff).toString(16)}:1`;
+}
+
+/** Tallies answers by error code (`ok` for 200). */
+function tally(answers: JsonResponse[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const a of answers) {
+    const k = a.status === 200 ? 'ok' : String(a.body.error);
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
+
+describe('security: an attacker script against the login ceremony (two web nodes, one worker)', function () {
+  let stack: Stack;
+  /** a node of the same deployment that draws every emoji string and wants strong PINs (the production defaults) */
+  let strict: ServiceProcess;
+  const attackerPhone = randomPhone();
+  /** every login body any attacker request ever received */
+  const stolen: LoginBody[] = [];
+  const attackerPost = async (base: string, ip: string, path: string, json: unknown): Promise<JsonResponse> => {
+    const r = await postFrom(base, ip, path, json);
+    if (r.status === 200 && r.body.verified === true) stolen.push(r.body as unknown as LoginBody);
+    return r;
+  };
+
+  before(async function () {
+    stack = await startStack({
+      name: 'sec-oracle',
+      webs: 2,
+      workers: 1,
+      env: { ...SERVICE_DEFAULTS, TRUST_PROXY: 'true', METRICS_TOKEN, METRICS_INTERVAL_MS: '200', LOG_LEVEL: 'info' },
+    });
+    strict = await stack.addWeb({ EMOJI_CHOICE: 'server', PIN_MIN_BITS: '64' });
+  });
+  after(async function () {
+    // whatever it tried, the attacker never held a victim's tokens
+    expect(stolen.filter((s) => s.user.phone !== attackerPhone)).to.deep.equal([]);
+    await stack?.stop();
+  });
+
+  const [a, b] = [() => stack.webs[0]!.url, () => stack.webs[1]!.url];
+
+  /** The victim: registers from its own address, sends its emoji string from its own phone, collects. */
+  async function victimLogin(reg: { pin: string; emojiString: string }, phone: string, base = a()): Promise<LoginBody> {
+    await sendChat(base, `PIN: ${reg.emojiString}`, { phone });
+    return eventually(async () => {
+      const c = await postFrom<LoginBody>(base, freshIp(), '/check-login', { pin: reg.pin });
+      if (c.status === 429) return undefined;
+      expect(c.status, c.text).to.equal(200);
+      return c.body.verified ? c.body : undefined;
+    }, 15000, 1100);
+  }
+
+  it('PIN oracle: registering a held PIN answers exactly like a fresh registration, and the victim still signs in as itself', async function () {
+    const victim = { pin: randomPin(), emojiString: randomEmoji() };
+    const victimPhone = randomPhone();
+    const real = await postFrom(a(), freshIp(), '/register-pin', victim);
+    expect(real.status).to.equal(200);
+    const ip = freshIp();
+    const probe = await attackerPost(b(), ip, '/register-pin', { pin: victim.pin, emojiString: randomEmoji() });
+    const control = await attackerPost(b(), ip, '/register-pin', { pin: randomPin(), emojiString: randomEmoji() });
+    for (const r of [probe, control]) {
+      expect(r.status, r.text).to.equal(200);
+      expect(Object.keys(r.body).sort()).to.deep.equal(['emojiString', 'expiresIn', 'message', 'pinId', 'success']);
+      expect(r.body).to.include({ success: true, message: 'PIN registered', expiresIn: 180 });
+      expect(String(r.body.pinId)).to.match(/^[A-Za-z0-9_-]{22}$/);
+    }
+    expect(probe.body.pinId).to.not.equal(real.body.pinId);
+    // the attacker's string from the attacker's phone signs nobody in
+    await sendChat(b(), `PIN: ${String(probe.body.emojiString)}`, { phone: attackerPhone });
+    const login = await victimLogin(victim, victimPhone);
+    expect(login.user.phone).to.equal(victimPhone);
+  });
+
+  it('PIN oracle on the strict node: a bare PIN gets a decoy with another drawn string; only the holder re-joins', async function () {
+    const victimPin = randomPin();
+    const mine = await postFrom(strict.url, freshIp(), '/register-pin', { pin: victimPin });
+    expect(mine.status, mine.text).to.equal(200);
+    const drawn = String(mine.body.emojiString);
+    const ip = freshIp();
+    const probe = await attackerPost(strict.url, ip, '/register-pin', { pin: victimPin });
+    const control = await attackerPost(strict.url, ip, '/register-pin', { pin: randomPin() });
+    for (const r of [probe, control]) {
+      expect(r.body).to.include({ success: true, message: 'PIN registered', expiresIn: 180 });
+      expect([...String(r.body.emojiString)]).to.have.length(8);
+    }
+    expect(probe.body.pinId).to.not.equal(mine.body.pinId);
+    expect(probe.body.emojiString).to.not.equal(drawn);
+    // a client-chosen string is refused alike for a free PIN and for a held one it does not match
+    expectError(await attackerPost(strict.url, ip, '/register-pin', { pin: randomPin(), emojiString: randomEmoji() }), 'VALIDATION_ERROR');
+    expectError(await attackerPost(strict.url, ip, '/register-pin', { pin: victimPin, emojiString: randomEmoji() }), 'VALIDATION_ERROR');
+    // weak PINs are refused before anything is looked up
+    const weak = await attackerPost(strict.url, ip, '/register-pin', { pin: '12345678' });
+    expectError(weak, 'VALIDATION_ERROR');
+    expect(weak.text).to.contain('pin');
+    // the holder re-joins with the string it was given: same registration
+    const rejoin = await postFrom(strict.url, freshIp(), '/register-pin', { pin: victimPin, emojiString: drawn });
+    expect(rejoin.body).to.include({ pinId: mine.body.pinId, message: 'PIN already registered', emojiString: drawn });
+  });
+
+  it('emoji oracle and swap: registering a pending string reveals nothing, and sending it signs no victim into the attacker', async function () {
+    const victims = Array.from({ length: 3 }, () => ({ pin: randomPin(), emojiString: randomEmoji(2) }));
+    for (const v of victims) expect((await postFrom(a(), freshIp(), '/register-pin', v)).status).to.equal(200);
+    const ip = freshIp();
+    const attackerPins: string[] = [];
+    for (const v of victims) {
+      const pin = randomPin();
+      attackerPins.push(pin);
+      const probe = await attackerPost(b(), ip, '/register-pin', { pin, emojiString: v.emojiString });
+      const control = await attackerPost(b(), ip, '/register-pin', { pin: randomPin(), emojiString: randomEmoji(8) });
+      for (const r of [probe, control]) expect(r.body).to.include({ success: true, message: 'PIN registered', expiresIn: 180 });
+      expect(probe.body.emojiString).to.equal(v.emojiString);
+      // the swap: the attacker sends the victim's string from its own phone
+      await sendChat(b(), `PIN: ${v.emojiString}`, { phone: attackerPhone });
+    }
+    await queuesIdle(stack.prefix);
+    for (const pin of [...victims.map((v) => v.pin), ...attackerPins]) {
+      const c = await attackerPost(a(), freshIp(), '/check-login', { pin });
+      expect(c.body, c.text).to.include({ success: true, verified: false });
+    }
+  });
+
+  it('emoji oracle on the strict node: the attacker cannot choose a string at all', async function () {
+    const victim = await postFrom(strict.url, freshIp(), '/register-pin', { pin: randomPin() });
+    const probe = await attackerPost(strict.url, freshIp(), '/register-pin', { pin: randomPin(), emojiString: String(victim.body.emojiString) });
+    expectError(probe, 'VALIDATION_ERROR');
+  });
+
+  it(`concurrent guesses: 120 wrong check-login guesses at once across both nodes get exactly ${GUESSES} PIN_NOT_FOUND; then even a correct PIN is refused there`, async function () {
+    const victim = { pin: randomPin(), emojiString: randomEmoji() };
+    expect((await postFrom(a(), freshIp(), '/register-pin', victim)).status).to.equal(200);
+    const ip = freshIp();
+    const answers = await Promise.all(
+      Array.from({ length: 120 }, (_, i) => attackerPost(i % 2 ? a() : b(), ip, '/check-login', { pin: randomPin() })),
+    );
+    expect(tally(answers)).to.deep.equal({ PIN_NOT_FOUND: GUESSES, RATE_LIMITED: 120 - GUESSES });
+    answers.filter((r) => r.status === 429).forEach(expectRateLimited);
+    expectRateLimited(await attackerPost(a(), ip, '/check-login', { pin: victim.pin }));
+  });
+
+  it(`concurrent registrations: 45 at once from one address get exactly ${REGISTRATIONS} answers`, async function () {
+    const ip = freshIp();
+    const answers = await Promise.all(
+      Array.from({ length: 45 }, (_, i) => attackerPost(i % 2 ? a() : b(), ip, '/register-pin', { pin: randomPin(), emojiString: randomEmoji(8) })),
+    );
+    expect(tally(answers)).to.deep.equal({ ok: REGISTRATIONS, RATE_LIMITED: 45 - REGISTRATIONS });
+  });
+
+  it('/64 rotation: every address of one IPv6 /64 shares one wrong-guess budget; another /64 has its own', async function () {
+    const victim = { pin: randomPin(), emojiString: randomEmoji() };
+    expect((await postFrom(a(), freshIp(), '/register-pin', victim)).status).to.equal(200);
+    const net = fresh64();
+    const answers: JsonResponse[] = [];
+    for (let host = 1; host <= GUESSES; host++) answers.push(await attackerPost(host % 2 ? a() : b(), net(host), '/check-login', { pin: randomPin() }));
+    expect(tally(answers)).to.deep.equal({ PIN_NOT_FOUND: GUESSES });
+    expectRateLimited(await attackerPost(a(), net(9999), '/check-login', { pin: randomPin() }));
+    expectRateLimited(await attackerPost(b(), net(123456), '/check-login', { pin: victim.pin }));
+    const other = fresh64();
+    expectError(await attackerPost(a(), other(1), '/check-login', { pin: randomPin() }), 'PIN_NOT_FOUND');
+  });
+
+  it('an IPv4-mapped IPv6 address is the IPv4 address: they share one budget', async function () {
+    const ip = freshIp();
+    for (let i = 0; i < GUESSES; i++) {
+      const from = i % 2 ? ip : `::ffff:${ip}`;
+      expectError(await attackerPost(a(), from, '/check-login', { pin: randomPin() }), 'PIN_NOT_FOUND');
+    }
+    expectRateLimited(await attackerPost(b(), ip, '/check-login', { pin: randomPin() }));
+    expectRateLimited(await attackerPost(b(), `::ffff:${ip}`, '/check-login', { pin: randomPin() }));
+  });
+
+  it('the existing spec flow still signs in with {pin, emojiString} on the default node', async function () {
+    const reg = { pin: randomPin(), emojiString: randomEmoji() };
+    const r = await postFrom(a(), freshIp(), '/register-pin', reg);
+    expect(r.body).to.include({ success: true, expiresIn: 180, emojiString: reg.emojiString });
+    const phone = randomPhone();
+    expect((await victimLogin(reg, phone, b())).user.phone).to.equal(phone);
+  });
+
+  it('the operator sees it: counters by bounded labels in /metrics, warn lines carrying the IP group', async function () {
+    const net = fresh64();
+    expectError(await attackerPost(a(), net(77), '/check-login', { pin: randomPin() }), 'PIN_NOT_FOUND');
+    const group = /^(2001:db8:[0-9a-f]+:[0-9a-f]+)/.exec(net(1))![1] + '::/64';
+    await stack.webs[0]!.waitForOutput(new RegExp(`warn: wrong PIN guess .*"ipGroup":"${group.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"`));
+    const text = await eventually(async () => {
+      const m = await request(a(), 'GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      return m.text.includes('pinauth_registration_collisions_total{kind="emoji"') ? m.text : undefined;
+    });
+    const sum = (pattern: RegExp): number =>
+      text.split('\n').filter((l) => pattern.test(l)).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+    // everything this suite did, counted across both nodes
+    expect(sum(/^pinauth_wrong_guesses_total\{action="check"/)).to.be.at.least(GUESSES * 3);
+    expect(sum(/^pinauth_rate_limited_total\{limit="guess"/)).to.be.at.least(120 - GUESSES);
+    expect(sum(/^pinauth_rate_limited_total\{limit="register"/)).to.be.at.least(45 - REGISTRATIONS);
+    expect(sum(/^pinauth_registration_collisions_total\{kind="pin"/)).to.be.at.least(2);
+    expect(sum(/^pinauth_registration_collisions_total\{kind="emoji"/)).to.be.at.least(3);
+    // no address anywhere in the metrics
+    expect(text).to.not.match(/198\.51\.|2001:db8/);
+    expect(stack.webs.map((w) => w.output()).join('\n')).to.match(/warn: rate limited .*"limit":"guess"/);
+  });
+});

@@ -1,0 +1,94 @@
+import { expect } from 'chai';
+import { loadConfig } from '../../../src/config.js';
+import { keys as makeKeys } from '../../../src/redis/keys.js';
+import { Scripts } from '../../../src/redis/scripts.js';
+import { isEmojiString, normaliseEmoji } from '../../../src/registrations/emoji.js';
+import { drawEmojiString, drawnBits, EMOJI_ALPHABET } from '../../../src/registrations/emoji-alphabet.js';
+import { pinBits } from '../../../src/registrations/pin.js';
+import { ipGroup } from '../../../src/security/ip-group.js';
+import { Limits } from '../../../src/security/limits.js';
+import { cleanPrefix, testRedis, uniquePrefix } from '../../helpers/redis.js';
+
+/** The pieces of the no-oracle, atomic-budget design, one by one (budgets against real Redis). */
+describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget library', function () {
+  it('groups IPv6 by a prefix (default /64), keeps IPv4 per address, maps ::ffff:a.b.c.d to IPv4', function () {
+    expect(ipGroup('203.0.113.7', 64)).to.equal('203.0.113.7');
+    expect(ipGroup('2001:db8:1:2:aaaa:bbbb:cccc:dddd', 64)).to.equal('2001:db8:1:2::/64');
+    expect(ipGroup('2001:0DB8:0001:0002::1', 64)).to.equal('2001:db8:1:2::/64');
+    expect(ipGroup('2001:db8:1:2::1', 48)).to.equal('2001:db8:1::/48');
+    expect(ipGroup('2001:db8:1:2ff::1', 56)).to.equal('2001:db8:1:200::/56');
+    expect(ipGroup('2001:db8::1', 128)).to.equal('2001:db8:0:0:0:0:0:1/128');
+    expect(ipGroup('::ffff:203.0.113.7', 64)).to.equal('203.0.113.7');
+    expect(ipGroup('::ffff:cb00:7107', 64)).to.equal('203.0.113.7');
+    expect(ipGroup('fe80::1%eth0', 64)).to.equal('fe80:0:0:0::/64');
+    expect(ipGroup('::1', 64)).to.equal('0:0:0:0::/64');
+    expect(ipGroup('not-an-ip', 64)).to.equal('not-an-ip');
+  });
+
+  it('estimates PIN strength: short or simple PINs score low, random ones high', function () {
+    expect(pinBits('1234')).to.be.below(20);
+    expect(pinBits('12345678')).to.be.below(64);
+    expect(pinBits('password1234')).to.be.below(64);
+    expect(pinBits('aaaaaaaaaaaaaaaaaaaaaaaa')).to.be.below(64);
+    expect(pinBits('k3y-9f2a-41c7')).to.be.above(64);
+    expect(pinBits('Tl0PgBG7ah1HeCAaLo_lyQ')).to.be.above(120);
+  });
+
+  it('the alphabet: 64 distinct single emoji, each a valid, already normal emoji string', function () {
+    expect(EMOJI_ALPHABET).to.have.length(64);
+    expect(new Set(EMOJI_ALPHABET).size).to.equal(64);
+    for (const e of EMOJI_ALPHABET) {
+      expect([...e], e).to.have.length(1);
+      expect(isEmojiString(e), e).to.equal(true);
+      expect(normaliseEmoji(e), e).to.equal(e);
+    }
+    const drawn = drawEmojiString(6);
+    expect([...drawn]).to.have.length(6);
+    expect(isEmojiString(drawn)).to.equal(true);
+    expect(drawnBits(6)).to.equal(36);
+  });
+
+  describe('budgets in the scripts (real Redis)', function () {
+    const prefix = uniquePrefix('sec-budgets');
+    const redis = testRedis();
+    const scripts = new Scripts(redis);
+    const keys = makeKeys(prefix);
+    const cfg = loadConfig({ KEY_PREFIX: prefix }).rateLimits;
+    const limits = new Limits(redis, keys, { ...cfg, unknownPinPer10Minutes: 5, checkPerMinute: 8, checkPinBurst: 3, checkPinPerSecond: 1 });
+    after(async function () {
+      redis.disconnect();
+      await cleanPrefix(prefix);
+    });
+    const check = (group: string, pinHash: string) =>
+      scripts.strings('check', [...limits.forCheck(group, pinHash).args, prefix, pinHash]).then((o) => o[0]);
+
+    it('50 concurrent wrong guesses: exactly the wrong-guess budget is answered, the rest refused', async function () {
+      const outs = await Promise.all(Array.from({ length: 50 }, (_, i) => check('g1', `h${i}`)));
+      expect(outs.filter((o) => o === 'not_found')).to.have.length(5);
+      expect(outs.filter((o) => o === 'limited')).to.have.length(45);
+    });
+
+    it('all or nothing: a request refused by one budget spends none of the others', async function () {
+      // the PIN's budget (3) runs out first; the group's check budget (8) keeps the rest
+      await redis.hset(keys.registration('held'), 'i', 'id', 'x', Date.now() + 60_000, 's', 'p');
+      const outs = [];
+      for (let i = 0; i < 6; i++) outs.push(await check('g2', 'held'));
+      expect(outs).to.deep.equal(['pending', 'pending', 'pending', 'limited', 'limited', 'limited']);
+      expect(await redis.get(`${keys.rateLimit('check')}:g2`)).to.equal('3');
+      // found PINs spend no wrong guess
+      expect(await redis.exists(`${keys.rateLimit('unknownpin')}:g2`)).to.equal(0);
+    });
+
+    it('a refusal says which budget and how long to wait', async function () {
+      const set = limits.forCheck('g3', 'x');
+      const out = await scripts.strings('check', [...set.args, prefix, 'held-none']);
+      expect(out[0]).to.equal('not_found');
+      for (let i = 0; i < 4; i++) await scripts.strings('check', [...limits.forCheck('g3', `y${i}`).args, prefix, `y${i}`]);
+      const limited = await scripts.strings('check', [...limits.forCheck('g3', 'z').args, prefix, 'z']);
+      expect(limited[0]).to.equal('limited');
+      const { limit, error } = limits.refusal(set, Number(limited[1]), Number(limited[2]));
+      expect(limit).to.equal('guess');
+      expect(error.retryAfter).to.be.within(599, 600);
+    });
+  });
+});
