@@ -1,24 +1,39 @@
 import type { Keys } from '../redis/keys.js';
 import type { Scripts } from '../redis/scripts.js';
 import type { InboundJob } from '../queues/jobs.js';
-import { emojiFromChat } from '../messaging/pin-text.js';
+import { chatIntent } from '../chat/intent.js';
 import { emojiHash } from '../registrations/emoji.js';
 import { newShortId, newUserId } from './ids.js';
 import type { LoginResult } from './login-result.js';
+import { decodeOrigin, type Origin } from './origin.js';
+import { MAX_SESSIONS_PER_USER, type Sessions } from './sessions.js';
 import type { TokenService } from './tokens.js';
 
 /**
  * A chat message becomes a login: match its emoji string to a pending registration, find or
  * create the user by phone, open a session, issue tokens, store the result for check-login.
  * Two Redis round trips (claim, complete) around token signing; both steps are atomic scripts.
+ * With confirmation on, a matched code first asks the person (YES / NO from the same phone
+ * decides); STOP closes every session of the phone's user.
  */
 export type LoginOutcome =
   | { outcome: 'logged-in'; pinId: string; pinHash: string; result: LoginResult; phone: string }
-  | { outcome: 'already-done'; pinId: string }
+  | { outcome: 'confirmation-asked'; pinId: string; pinHash: string; phone: string; origin: Origin; expiresAt: number }
+  | { outcome: 'denied'; pinId: string; pinHash: string; phone: string; origin: Origin }
+  | { outcome: 'unanswered'; phone: string }
+  | { outcome: 'signed-out'; phone: string; sessions: number }
+  /** a retry of a job whose login was collected or cancelled; `signedIn` while its session is open */
+  | { outcome: 'already-done'; pinId: string; signedIn: boolean }
   | { outcome: 'duplicate' }
   | { outcome: 'no-phone' }
   | { outcome: 'not-a-code' }
   | { outcome: 'no-match'; phone: string };
+
+export interface LoginSettings {
+  graceSeconds: number;
+  /** ask in the chat before a matched code logs in (LOGIN_CONFIRMATION) */
+  confirm: boolean;
+}
 
 const DEDUP_TTL_SECONDS = 24 * 3600;
 
@@ -35,21 +50,27 @@ export class LoginProcessor {
     private readonly scripts: Scripts,
     private readonly keys: Keys,
     private readonly tokens: TokenService,
-    private readonly graceSeconds: number,
+    private readonly sessions: Sessions,
+    private readonly settings: LoginSettings,
   ) {}
 
   async process(job: InboundJob): Promise<LoginOutcome> {
     const { message, nonce } = job;
     if (message.phone === null) return { outcome: 'no-phone' };
-    const emoji = message.text === null ? null : emojiFromChat(message.text);
-    if (emoji === null) return { outcome: 'not-a-code' };
+    const intent = chatIntent(message.text);
+    if (intent.kind === 'stop') {
+      return { outcome: 'signed-out', phone: message.phone, sessions: await this.sessions.endAllOfPhone(message.phone) };
+    }
+    // YES / NO mean nothing while nobody is ever asked
+    if (intent.kind === 'other' || (intent.kind !== 'code' && !this.settings.confirm)) return { outcome: 'not-a-code' };
     const { name, surname } = splitName(message.displayName);
+    const graceMs = this.settings.graceSeconds * 1000;
 
     const claim = await this.scripts.strings('claim-login', [
       this.keys.prefix,
       message.id,
       nonce,
-      emojiHash(emoji),
+      intent.kind === 'code' ? emojiHash(intent.emoji) : '',
       message.phone,
       newUserId(),
       name,
@@ -57,11 +78,23 @@ export class LoginProcessor {
       newShortId(),
       newShortId(),
       this.tokens.refreshTtl * 1000,
-      this.graceSeconds * 1000,
+      graceMs,
       DEDUP_TTL_SECONDS,
+      MAX_SESSIONS_PER_USER,
+      intent.kind,
+      this.settings.confirm ? 1 : 0,
     ]);
     if (claim[0] === 'duplicate') return { outcome: 'duplicate' };
-    if (claim[0] === 'done') return { outcome: 'already-done', pinId: '' };
+    if (claim[0] === 'ask') {
+      const [, pinId = '', pinHash = '', expiresAt = '0', origin = ''] = claim;
+      return { outcome: 'confirmation-asked', pinId, pinHash, phone: message.phone, origin: decodeOrigin(origin), expiresAt: Number(expiresAt) };
+    }
+    if (claim[0] === 'denied') {
+      const [, pinId = '', pinHash = '', origin = ''] = claim;
+      return { outcome: 'denied', pinId, pinHash, phone: message.phone, origin: decodeOrigin(origin) };
+    }
+    if (claim[0] === 'unanswered') return { outcome: 'unanswered', phone: message.phone };
+    if (claim[0] === 'done') return { outcome: 'already-done', pinId: '', signedIn: claim[1] === '1' };
     if (claim[0] === 'completed') {
       // a retry of this job after its login was stored: announce it again (at least once)
       const [, pinId = '', pinHash = '', resultJson = ''] = claim;
@@ -79,13 +112,12 @@ export class LoginProcessor {
       user: { id: userId, name: userName, phone, roles },
     };
     const done = await this.scripts.number('complete-login', [
-      this.keys.prefix,
-      pinHash,
+      this.keys.registration(pinHash),
       message.id,
       JSON.stringify(result),
-      this.graceSeconds * 1000,
+      graceMs,
     ]);
-    if (done !== 1) return { outcome: 'already-done', pinId };
+    if (done !== 1) return { outcome: 'already-done', pinId, signedIn: false };
     return { outcome: 'logged-in', pinId, pinHash, result, phone };
   }
 }

@@ -1,49 +1,137 @@
-import type { Job } from 'bullmq';
+import { UnrecoverableError, type Job } from 'bullmq';
 import { LoginProcessor, type LoginOutcome } from '../../auth/login.js';
+import { emojiFromChat } from '../../messaging/pin-text.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { Services } from '../../services.js';
-import type { InboundJob } from '../jobs.js';
+import type { InboundJob, InboundMessage } from '../jobs.js';
+import { ChatReplies } from '../replies.js';
 
 export interface InboundHooks {
   onOutcome?: (outcome: LoginOutcome['outcome'], job: InboundJob) => void;
 }
 
 /**
- * The `inbound` processor: a chat message becomes a login, the registering sockets get
- * `auth-success`, and the person gets a reply (rate-limited per phone).
+ * How long the sender of a message that matched nothing is kept, so an edit of it can sign in:
+ * Evolution's `messages.edited` names the original message but not always its sender, and
+ * WhatsApp allows edits for 15 minutes.
+ */
+const EDITABLE_SECONDS = 20 * 60;
+
+/**
+ * The `inbound` processor: a chat message becomes a login (or the confirmation question, the
+ * answer to it, or STOP), the registering sockets hear of it, and the person gets a reply on
+ * the channel the message came on (ChatReplies). An edit is a new attempt with the edited text.
+ * A username-only sender (no phone) who sends a code learns why they cannot sign in this way.
  */
 export function inboundProcessor(services: Services, notifier: Notifier, hooks: InboundHooks = {}) {
-  const { config, keys, scripts, tokens, limits, queues, log } = services;
-  const logins = new LoginProcessor(scripts, keys, tokens, config.verifiedGraceSeconds);
+  const { config, keys, scripts, tokens, sessions, limits, queues, log, redis } = services;
+  const logins = new LoginProcessor(scripts, keys, tokens, sessions, {
+    graceSeconds: config.verifiedGraceSeconds,
+    confirm: config.loginConfirmation,
+  });
+  const replies = new ChatReplies(queues, limits, config.replies, config.defaultChannel);
 
-  const reply = async (job: Job<InboundJob>, phone: string, kind: 'signed-in' | 'unknown-code'): Promise<void> => {
-    if (!config.replies.enabled) return;
-    // nobody can use the service to spam a number
-    if (!(await limits.tryConsume('reply', phone))) return;
-    const text = kind === 'signed-in' ? config.replies.signedIn : config.replies.unknownCode;
-    // one reply per chat message, even when this job is retried after queueing it
-    await queues.outbound.add('reply', { to: phone, text, kind }, { jobId: `r${job.data.message.id}` });
+  /** An edit whose event did not name the sender: the sender of the message it edits, if kept. */
+  const withSender = async (message: InboundMessage): Promise<InboundMessage> => {
+    if (message.phone !== null || message.editOf === undefined || message.userId !== undefined) return message;
+    const kept = await redis.get(keys.sender(message.editOf));
+    if (kept === null) return message;
+    const { phone, displayName } = JSON.parse(kept) as { phone: string; displayName: string | null };
+    return { ...message, phone, displayName };
   };
+  const keepSender = (message: InboundMessage): Promise<unknown> =>
+    redis.set(keys.sender(message.id), JSON.stringify({ phone: message.phone, displayName: message.displayName }), 'EX', EDITABLE_SECONDS);
+  /** A mistyped code is "not a code" or "no match": kept, so that its correction by edit can sign in. */
+  const editable = (message: InboundMessage): boolean => message.phone !== null && message.editOf === undefined;
 
-  return async (job: Job<InboundJob>): Promise<LoginOutcome['outcome']> => {
-    const result = await logins.process(job.data);
+  const handle = async (job: Job<InboundJob>): Promise<LoginOutcome['outcome']> => {
+    const message = await withSender(job.data.message);
+    const result = await logins.process({ ...job.data, message });
     hooks.onOutcome?.(result.outcome, job.data);
+    const meta = { jobId: job.id, channel: message.channel, edit: message.editOf !== undefined || undefined };
     switch (result.outcome) {
       case 'logged-in':
+        // tokens leave only once their session is on the replicas (REDIS_WAIT_REPLICAS); if not,
+        // the job fails and its retry finds the stored login and announces it then
+        await services.replicas.sync();
         notifier.loginSucceeded(result.pinHash, result.result);
-        log.info('login', { pinId: result.pinId, userId: result.result.user.id, jobId: job.id });
-        await reply(job, result.phone, 'signed-in');
+        log.info('login', { pinId: result.pinId, userId: result.result.user.id, ...meta });
+        await replies.answer(message, { kind: 'signed-in' });
+        break;
+      case 'confirmation-asked': {
+        notifier.awaitingConfirmation(result.pinHash, result.pinId);
+        log.info('login awaits confirmation in the chat', { pinId: result.pinId, ...meta });
+        const requestedAt = new Date(result.expiresAt - config.pinTtlSeconds * 1000);
+        await replies.answer(message, { kind: 'confirm', origin: result.origin, requestedAt });
+        break;
+      }
+      case 'denied':
+        notifier.loginDenied(result.pinHash, result.pinId);
+        // possibly a phishing attempt: who asked for it, as far as we may say
+        log.warn('login denied in the chat', { pinId: result.pinId, device: result.origin.device, network: result.origin.ip, ...meta });
+        await replies.answer(message, { kind: 'denied' });
+        break;
+      case 'already-done':
+        // an earlier attempt logged in and died before its reply was queued (or after: the
+        // reply's job id makes this a no-op); the person still hears they are signed in
+        if (result.signedIn) await replies.answer(message, { kind: 'signed-in' });
+        else log.debug('inbound message skipped', { outcome: result.outcome, ...meta });
+        break;
+      case 'unanswered':
+        await replies.answer(message, { kind: 'nothing-to-confirm' });
+        break;
+      case 'signed-out':
+        log.warn('signed out everywhere from the chat', { sessions: result.sessions, ...meta });
+        await replies.answer(message, { kind: 'signed-out', sessions: result.sessions });
         break;
       case 'no-match':
-        log.info('chat code matched no registration', { jobId: job.id });
-        await reply(job, result.phone, 'unknown-code');
+        log.info('chat code matched no registration', meta);
+        if (editable(message)) await keepSender(message);
+        await replies.answer(message, { kind: 'unknown-code' });
+        break;
+      case 'not-a-code':
+        if (editable(message)) await keepSender(message);
+        log.debug('inbound message skipped', { outcome: result.outcome, ...meta });
         break;
       case 'no-phone':
-        log.warn('inbound message without a resolvable phone', { jobId: job.id, provider: job.data.message.provider });
+        if (message.userId !== undefined && message.text !== null && emojiFromChat(message.text) !== null) {
+          // never silence: the person learns why nothing happens
+          log.info('username-only sender answered', meta);
+          await replies.answer(message, { kind: 'username-only' });
+        } else log.warn('inbound message without a resolvable phone', { ...meta, provider: message.provider });
         break;
       default:
-        log.debug('inbound message skipped', { outcome: result.outcome, jobId: job.id });
+        log.debug('inbound message skipped', { outcome: result.outcome, ...meta });
     }
     return result.outcome;
   };
+
+  return async (job: Job<InboundJob>): Promise<LoginOutcome['outcome']> => {
+    try {
+      return await handle(job);
+    } catch (err) {
+      // the last attempt: a login it claimed must not stay "pending" for ever
+      if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || err instanceof UnrecoverableError) {
+        await endFailedLogin(services, notifier, job.data).catch((e: unknown) =>
+          log.warn('could not end a failed login', { jobId: job.id, error: e instanceof Error ? e.message : String(e) }),
+        );
+      }
+      throw err;
+    }
+  };
+}
+
+/**
+ * A login job failed for good after claiming a registration: the registration ends as failed
+ * (check-login 410 LOGIN_FAILED), the session opened at the claim is closed, and the
+ * registering sockets get `pin-error {error: LOGIN_FAILED}`. Nothing happens when the job had
+ * claimed nothing or its login was completed.
+ */
+export async function endFailedLogin(services: Services, notifier: Notifier, job: InboundJob): Promise<boolean> {
+  const { keys, scripts, config, log } = services;
+  const [pinHash, pinId = ''] = await scripts.strings('fail-login', [keys.prefix, job.message.id, job.nonce, config.expiredMemorySeconds * 1000]);
+  if (pinHash === undefined) return false;
+  notifier.loginFailed(pinHash, pinId);
+  log.warn('login failed for good; the client is told to start again', { pinId });
+  return true;
 }
