@@ -87,7 +87,9 @@ export class Sessions {
     const issued = this.tokens.issuePair(userId, sid, user.roles, newShortId());
     const pair: IssuedPair = { token: issued.token, refreshToken: issued.refreshToken };
     const [outcome, kept = ''] = await this.scripts.strings('rotate-session', [
-      this.keys.prefix,
+      this.keys.session(userId, sid),
+      this.keys.userSessions(userId),
+      this.keys.rotation(userId, sid),
       sid,
       userId,
       presentedJti,
@@ -109,7 +111,7 @@ export class Sessions {
 
   /** The user's open sessions, oldest first. */
   async list(userId: string, currentSid: string): Promise<SessionView[]> {
-    const flat = await this.scripts.strings('list-sessions', [this.keys.prefix, userId]);
+    const flat = await this.scripts.strings('list-sessions', [this.keys.userSessions(userId), this.keys.session(userId, ''), userId]);
     const out: SessionView[] = [];
     for (let i = 0; i + 4 < flat.length; i += 5) {
       const origin = decodeOrigin(flat[i + 3]);
@@ -128,12 +130,12 @@ export class Sessions {
 
   /** Closes one of the user's sessions; false when there is none of that id (or it is another user's). */
   async end(userId: string, sid: string): Promise<boolean> {
-    return (await this.scripts.number('end-sessions', [this.keys.prefix, userId, sid])) > 0;
+    return (await this.scripts.number('end-sessions', [this.keys.userSessions(userId), this.keys.session(userId, ''), userId, sid])) > 0;
   }
 
   /** Sign out everywhere: closes every session of the user at once; returns how many. */
   async endAll(userId: string): Promise<number> {
-    return this.scripts.number('end-sessions', [this.keys.prefix, userId, '*']);
+    return this.scripts.number('end-sessions', [this.keys.userSessions(userId), this.keys.session(userId, ''), userId, '*']);
   }
 
   /** STOP from a phone in the chat: every session of that phone's user; 0 when it has no account. */
