@@ -23,10 +23,10 @@ export interface Keys {
   idempotency(userId: string, keyDigest: string): string;
   /** inbound message ids seen in the last 24 hours */
   message(messageId: string): string;
-  /** stream of accepted webhook messages not yet on the `inbound` queue (intake.ts → intake-pump.ts) */
-  inboundIntake(): string;
-  /** the one intake pump's lock */
-  intakePumpLock(): string;
+  /** stream of accepted webhook messages not yet on their inbound queue (intake.ts → intake-pump.ts), per partition */
+  inboundIntake(partition?: number): string;
+  /** the lock of partition k's pump (one pump per partition works at a time) */
+  intakePumpLock(partition?: number): string;
   /** BullMQ prefix (queues then live at `<prefix>:bull:<name>:*`) */
   bull(): string;
   /** Socket.IO redis adapter / emitter channel */
@@ -61,8 +61,9 @@ export function keys(prefix: string): Keys {
     rotation: (sid) => `${prefix}:rot:${sid}`,
     idempotency: (userId, keyDigest) => `${prefix}:idem:${userId}:${keyDigest}`,
     message: (id) => `${prefix}:msg:${id}`,
-    inboundIntake: () => `${prefix}:intake`,
-    intakePumpLock: () => `${prefix}:intake:lock`,
+    // the cluster schema's names (cluster-keys.ts): each partition in a slot of its own
+    inboundIntake: (k = 0) => `${prefix}:intake:{i${k}}`,
+    intakePumpLock: (k = 0) => `${prefix}:intake:{i${k}}:lock`,
     bull: () => `${prefix}:bull`,
     socketChannel: () => `${prefix}:socket.io`,
     rateLimit: (name) => `${prefix}:rl:${name}`,

@@ -6,6 +6,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { messageKey } from '../../src/messaging/inbound.js';
 import { inboundJobId } from '../../src/messaging/intake.js';
+import { keys } from '../../src/redis/keys.js';
 import { evolutionMessage } from '../helpers/gateway.js';
 import { eventually, request } from '../helpers/http.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
@@ -76,7 +77,7 @@ describe('faults: an accepted webhook survives kill -9 of Redis (AOF, appendfsyn
     // drain: a worker's pump moves the intake stream onto the inbound queue and the jobs run
     worker = await startProcess('worker', env);
     probe = redis.client();
-    await eventually(async () => ((await probe!.xlen(`${prefix}:intake`)) === 0 ? true : undefined), 30000, 100);
+    await eventually(async () => ((await probe!.xlen(keys(prefix).inboundIntake())) === 0 ? true : undefined), 30000, 100);
     const queue = new Queue('inbound', { connection: probe, prefix: `${prefix}:bull` });
     const lost: string[] = [];
     for (const id of accepted) {
