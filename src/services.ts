@@ -7,9 +7,8 @@ import { DeliveryTracker } from './messaging/delivery.js';
 import { WebhookAuth } from './messaging/webhook-auth.js';
 import type { Logger } from './observability/logger.js';
 import { ExpirySchedule } from './queues/expiry-schedule.js';
-import { createQueues, type BullPrefix, type Queues } from './queues/queues.js';
+import { createQueues, type Queues } from './queues/queues.js';
 import { createRedis } from './redis/connection.js';
-import { clusterKeys } from './redis/cluster-keys.js';
 import { keys as makeKeys, type Keys } from './redis/keys.js';
 import { createReplicaBarrier, type ReplicaBarrier } from './redis/replicas.js';
 import { Scripts } from './redis/scripts.js';
@@ -27,8 +26,6 @@ export interface Services {
   log: Logger;
   redis: Redis;
   keys: Keys;
-  /** the BullMQ prefix of each queue (a hash tag per queue on a cluster) */
-  bullPrefix: BullPrefix;
   scripts: Scripts;
   queues: Queues;
   tokens: TokenService;
@@ -56,8 +53,7 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     name: `pinauth:${role}-wait:${config.instanceName}`,
   });
   const scripts = new Scripts(redis);
-  const bullPrefix: BullPrefix = config.redis.kind === 'cluster' ? clusterKeys(config.keyPrefix).queuePrefix : () => keys.bull();
-  const queues = createQueues(redis, bullPrefix, config.outboundAttempts, config.inboundPartitions);
+  const queues = createQueues(redis, keys.queuePrefix, config.outboundAttempts, config.inboundPartitions);
   // Without a listener BullMQ prints connection errors as raw stack traces on stderr.
   for (const q of queues.all()) q.on('error', (err) => log.warn('queue connection error', { queue: q.name, error: err.message }));
   const tokens = new TokenService({ issuer: config.jwtIssuer, accessTtl: config.accessTokenTtl, refreshTtl: config.refreshTokenTtl });
@@ -75,7 +71,6 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     log,
     redis,
     keys,
-    bullPrefix,
     scripts,
     queues,
     tokens,

@@ -3,10 +3,10 @@ import type { Scripts } from '../redis/scripts.js';
 
 /**
  * Runs claim-login.lua, the login's steps (scripts/lib/login-steps.lua): on one server as ONE
- * call that builds every key from templates (one round trip, atomic, as the worker's throughput
- * wants); on a Redis Cluster one call per step, each given the keys of its one slot, until a
- * step returns the result. The steps and their order are written once, in Lua; this only turns
- * the (kind, values) a step names into keys, with keys.ts, so the schema is written once too.
+ * call that builds every key inside (lib/keys.lua; one round trip, atomic, as the worker's
+ * throughput wants); on a Redis Cluster one call per step, each given the keys of its one slot,
+ * until a step returns the result. The steps and their order are written once, in Lua; this
+ * only turns the (kind, values) a step names into keys with keys.ts.
  */
 export interface ClaimState {
   msgId: string;
@@ -27,17 +27,17 @@ export interface ClaimState {
   confirm: boolean;
 }
 
-/** The kinds of key a step names (login-steps.lua), and how each is built from its values. */
+/** The kinds of key a step names (login-steps.lua), and how each is built from its values (as claim-login.lua does on one server). */
 const KINDS: Record<string, (k: Keys, a: string, b: string) => string> = {
   msg: (k, a) => k.message(a),
   emo: (k, a) => k.emoji(a),
   confirm: (k, a) => k.confirmation(a),
   phone: (k, a) => k.userByPhone(a),
   reg: (k, a) => k.registration(a),
-  active: (k) => k.active(),
+  active: (k, h) => k.active(k.activeBucket(h)),
   user: (k, a) => k.user(a),
   usess: (k, a) => k.userSessions(a),
-  sess: (k, _a, b) => k.session(b),
+  sess: (k, uid, sid) => k.session(uid, sid),
 };
 
 /** the first step (login-steps.lua's chain starts at `msg`): its key is the message's */
@@ -46,20 +46,15 @@ const FIRST = 'msg';
 const MAX_STEPS = 32;
 
 export class LoginChain {
-  private readonly templates: string[];
-
   constructor(
     private readonly scripts: Scripts,
     private readonly keys: Keys,
     /** one call per step (Redis Cluster) instead of the whole chain in one */
     private readonly stepwise: boolean,
-  ) {
-    // \u0001 and \u0002 stand for a key's values; claim-login.lua fills them in
-    this.templates = Object.entries(KINDS).flatMap(([kind, build]) => [kind, build(keys, '\u0001', '\u0002')]);
-  }
+  ) {}
 
   async claim(state: ClaimState): Promise<string[]> {
-    if (!this.stepwise) return this.scripts.strings('claim-login', [0, '', JSON.stringify(state), ...this.templates]);
+    if (!this.stepwise) return this.scripts.strings('claim-login', [0, '', JSON.stringify(state), this.keys.prefix]);
     let step = FIRST;
     let json = JSON.stringify(state);
     let keys = [this.keys.message(state.msgId)];

@@ -14,14 +14,8 @@ export interface Queues {
   close(): Promise<void>;
 }
 
-/**
- * The BullMQ prefix of a queue. On a cluster every queue's keys must share a slot (BullMQ's
- * scripts touch several at once), so the prefix carries a hash tag per queue; one server keeps
- * the plain prefix.
- */
-export type BullPrefix = (queue: string) => string;
-
-export function createQueues(connection: ConnectionOptions, prefixOf: BullPrefix, outboundAttempts: number, partitions = 1): Queues {
+/** `prefixOf(queue)`: the queue's BullMQ prefix (keys.ts queuePrefix: one hash tag per queue). */
+export function createQueues(connection: ConnectionOptions, prefixOf: (queue: string) => string, outboundAttempts: number, partitions = 1): Queues {
   const inbound = partitionList(partitions).map((k) => {
     const name = inboundQueueName(k);
     return new Queue<InboundJob>(name, {

@@ -28,7 +28,7 @@ const SAFETY_SWEEP_MS = 30_000;
 
 /** Starts the BullMQ workers of every queue on a blocking connection of their own. */
 export function startWorkers(services: Services, hooks: WorkerHooks = {}): WorkerHost {
-  const { config, keys, log, redis, bullPrefix } = services;
+  const { config, keys, log, redis } = services;
   const connection = createRedis(config.redis, 'worker', `pinauth:worker:${config.instanceName}`);
   const notifier = new Notifier(redis, keys.socketChannel(), config.redis.kind === 'cluster');
   const common = {
@@ -39,7 +39,7 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
   };
 
   const make = <D, R>(name: string, processor: Processor<D, R>, extra: Record<string, unknown> = {}): Worker<D, R> => {
-    const worker = new Worker<D, R>(name, processor, { ...common, prefix: bullPrefix(name), ...extra });
+    const worker = new Worker<D, R>(name, processor, { ...common, prefix: keys.queuePrefix(name), ...extra });
     worker.on('completed', () => hooks.onJobFinished?.(name, 'completed'));
     worker.on('failed', (job, err) => {
       hooks.onJobFinished?.(name, 'failed');

@@ -1,3 +1,4 @@
+import { keys } from '../../src/redis/keys.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +7,6 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { messageKey } from '../../src/messaging/inbound.js';
 import { inboundJobId } from '../../src/messaging/intake.js';
-import { keys } from '../../src/redis/keys.js';
 import { evolutionMessage } from '../helpers/gateway.js';
 import { eventually, request } from '../helpers/http.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
@@ -78,7 +78,7 @@ describe('faults: an accepted webhook survives kill -9 of Redis (AOF, appendfsyn
     worker = await startProcess('worker', env);
     probe = redis.client();
     await eventually(async () => ((await probe!.xlen(keys(prefix).inboundIntake())) === 0 ? true : undefined), 30000, 100);
-    const queue = new Queue('inbound', { connection: probe, prefix: `${prefix}:bull` });
+    const queue = new Queue('inbound', { connection: probe, prefix: keys(prefix).queuePrefix('inbound') });
     const lost: string[] = [];
     for (const id of accepted) {
       if (!(await queue.getJob(inboundJobId(messageKey('evolution', INSTANCE, id))))) lost.push(id);

@@ -28,7 +28,7 @@ describe('messaging: the inbound path in partitions', function () {
   before(async function () {
     stack = await startStack({ name: 'parts', webs: 1, workers: 0, env: { CHAT_REPLIES: 'false', INBOUND_PARTITIONS: String(PARTITIONS) } });
     queues = Array.from({ length: PARTITIONS }, (_, k) =>
-      new Queue(inboundQueueName(k), { connection: { host: url.hostname, port: Number(url.port || 6379) }, prefix: `${stack.prefix}:bull` }),
+      new Queue(inboundQueueName(k), { connection: { host: url.hostname, port: Number(url.port || 6379) }, prefix: keys(stack.prefix).queuePrefix(inboundQueueName(k)) }),
     );
   });
   after(async function () {

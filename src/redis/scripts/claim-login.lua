@@ -11,9 +11,8 @@
 -- NO ends the registration (state 'd'). Answers from any other phone find nothing.
 --
 -- Two ways to run, the same steps:
---   whole chain (one server): KEYS none; ARGV: '', stateJson, then pairs (kind, template): the
---     key of each kind, with \1 and \2 standing for its values (built by src/auth/login-chain.ts
---     from src/redis/keys.ts, so the schema is written once). One call, atomic.
+--   whole chain (one server): KEYS none; ARGV: '', stateJson, prefix: the keys are built here
+--     by lib/keys.lua (keys.ts's schema in Lua, checked against it by a test). One call, atomic.
 --   one step (cluster): KEYS = the step's keys; ARGV: step, stateJson. Returns the result, or
 --     {'next', step, stateJson, kind, a, b, kind, a, b, ...}: the next step and its keys' values.
 -- state: msgId, nonce, e (emoji hash), phone, newUid, name, surname, newSid, newRj, sessTtl (ms),
@@ -28,12 +27,11 @@
 local step, s = ARGV[1], cjson.decode(ARGV[2])
 
 if step == '' then
-  local templates = {}
-  for i = 3, #ARGV, 2 do templates[ARGV[i]] = ARGV[i + 1] end
-  local function key(need)
-    local a, b = need[2], need[3] or ''
-    return (string.gsub(string.gsub(templates[need[1]], '\1', function() return a end), '\2', function() return b end))
-  end
+  local p = ARGV[3]
+  -- the kinds of key a step names (login-steps.lua), as src/auth/login-chain.ts builds them
+  local build = { msg = K.msg, emo = K.emo, confirm = K.confirm, phone = K.phone, reg = K.reg,
+    active = K.active_of, user = K.user, usess = K.usess, sess = K.sess }
+  local function key(need) return build[need[1]](p, need[2], need[3]) end
   step = 'msg'
   while true do
     local k = {}
