@@ -18,8 +18,13 @@ import type { RedisClient } from './connection.js';
 const SCRIPT_NAMES = ['claim-login', 'complete-login', 'rotate-session', 'end-sessions', 'list-sessions', 'intake-push', 'intake-lock'] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
-/** Number of KEYS of each whole script (the steps take a varying number, sent with each call). */
-const DECLARED_KEYS: Partial<Record<ScriptName, number>> = {
+/**
+ * Number of KEYS of each whole script; 'first-argument': the caller passes the count first (the
+ * steps and phases below do too).
+ */
+const DECLARED_KEYS: Record<ScriptName, number | 'first-argument'> = {
+  // its steps' keys (none when it runs the whole chain on one server; lib/login-steps.lua)
+  'claim-login': 'first-argument',
   'complete-login': 1,
   'rotate-session': 3,
   'end-sessions': 1,
@@ -82,12 +87,13 @@ type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
 const read = (file: string): string => readFileSync(new URL(`./scripts/${file}.lua`, import.meta.url), 'utf8');
 const budgetLibrary = read('lib/budgets');
 const runner = read('lib/steps');
-/** keys.ts's schema in Lua, for a script that still builds its keys from the prefix (claim-login) */
+const loginSteps = read('lib/login-steps');
+/** keys.ts's schema in Lua, for the login chain when one server runs it in one call (claim-login) */
 export const keyLibrary = read('lib/keys');
 
-/** A whole script's source: the key library first when it does not declare its keys. */
+/** A whole script's source: claim-login gets the login's steps and the key schema first. */
 function wholeSource(name: ScriptName): string {
-  return (DECLARED_KEYS[name] === undefined ? keyLibrary : '') + read(name);
+  return name === 'claim-login' ? keyLibrary + loginSteps + read(name) : read(name);
 }
 
 /** A step's source as a script of its own (a cluster runs it, one call per step). */
@@ -134,7 +140,11 @@ export class Scripts {
 
   constructor(private readonly client: RedisClient, opts: ScriptsOptions = {}) {
     this.split = opts.split ?? client instanceof Cluster;
-    for (const name of SCRIPT_NAMES) client.defineCommand(commandName(name), { numberOfKeys: DECLARED_KEYS[name] ?? 0, lua: wholeSource(name) });
+    for (const name of SCRIPT_NAMES) {
+      const declared = DECLARED_KEYS[name];
+      // without numberOfKeys, ioredis takes the key count from the call's first argument
+      client.defineCommand(commandName(name), declared === 'first-argument' ? { lua: wholeSource(name) } : { numberOfKeys: declared, lua: wholeSource(name) });
+    }
     // steps and phases take their key count as the first argument
     for (const step of STEP_NAMES) client.defineCommand(commandName(`step:${step}`), { lua: stepSource(step) });
     for (const phase of Object.keys(PHASES) as PhaseName[]) client.defineCommand(commandName(phase), { lua: phaseSource(phase) });
