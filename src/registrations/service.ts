@@ -121,7 +121,7 @@ export class Registrations {
           memoryMs: this.settings.expiredMemorySeconds * 1000,
           origin: encodeOrigin(caller.origin ?? UNKNOWN_ORIGIN),
           candidates: drawn.map(emojiHash),
-        }),
+        }, this.scripts.split),
       );
       this.refuseIfLimited(out, budgets, caller);
     }
@@ -159,7 +159,7 @@ export class Registrations {
   async check(pin: string, caller?: Caller): Promise<CheckOutcome> {
     const pinHash = await this.located(pin);
     const budgets = caller ? this.limits.forCheck(this.limits.group(caller.ip), pinHash) : this.limits.none();
-    const out = await this.scripts.phase('check', checkSteps(this.keys, budgets, pinHash, this.settings.collectRetrySeconds * 1000));
+    const out = await this.scripts.phase('check', checkSteps(this.keys, budgets, pinHash, this.settings.collectRetrySeconds * 1000, this.scripts.split));
     this.refuseIfLimited(out, budgets, caller);
     const [outcome, pinId = '', result = ''] = out;
     switch (outcome) {
@@ -197,7 +197,7 @@ export class Registrations {
     const budgets = this.limits.forCancel(this.limits.group(caller.ip));
     const pinHash = await this.located(pin);
     for (let round = 0, spend = budgets; round < CANCEL_ROUNDS; round++, spend = this.limits.none()) {
-      const out = await this.scripts.phase('cancel', cancelSteps(this.keys, spend, pinHash));
+      const out = await this.scripts.phase('cancel', cancelSteps(this.keys, spend, pinHash, this.scripts.split));
       this.refuseIfLimited(out, budgets, caller);
       const [outcome, pinId = '', state = '', emojiHash = '', phone = '', sid = '', userId = ''] = out;
       if (outcome === 'expired') throw new AppError('PIN_EXPIRED');

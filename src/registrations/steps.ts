@@ -9,18 +9,22 @@ import type { BudgetSet } from '../security/limits.js';
  * One Redis runs each phase as one script; a cluster runs them one call each (Scripts.phase).
  */
 
-/** budget-take on the IP group's budgets (no step when the request spends none). */
-function take(b: BudgetSet): Step[] {
-  return b.groupKeys.length === 0 ? [] : [{ step: 'budget-take', keys: b.groupKeys, args: b.groupArgs }];
+/**
+ * budget-take on the IP group's budgets (no step when the request spends none). `split`: the
+ * steps run one call each (a cluster), so the wrong-guess point is reserved before the guess is
+ * judged; in one script it is spent after, on a miss (lib/budgets.lua).
+ */
+function take(b: BudgetSet, split: boolean): Step[] {
+  return b.groupKeys.length === 0 ? [] : [{ step: 'budget-take', keys: b.groupKeys, args: [...b.groupArgs, split ? '1' : '0'] }];
 }
 
-/** budget-settle after the answer: gives back what the answer does not cost. */
-function settle(b: BudgetSet): Step[] {
-  return b.groupKeys.length === 0 ? [] : [{ step: 'budget-settle', keys: b.groupKeys, args: b.groupModes }];
+/** budget-settle after the answer: spends or gives back what the answer costs or does not. */
+function settle(b: BudgetSet, split: boolean): Step[] {
+  return b.groupKeys.length === 0 ? [] : [{ step: 'budget-settle', keys: b.groupKeys, args: [...b.groupModes, split ? '1' : '0', ...b.groupWindows] }];
 }
 
-export function checkSteps(keys: Keys, b: BudgetSet, pinHash: string, keepMs: number): Step[] {
-  return [...take(b), { step: 'check', keys: [keys.registration(pinHash), ...b.pinKeys], args: [...b.pinArgs, keepMs] }, ...settle(b)];
+export function checkSteps(keys: Keys, b: BudgetSet, pinHash: string, keepMs: number, split: boolean): Step[] {
+  return [...take(b, split), { step: 'check', keys: [keys.registration(pinHash), ...b.pinKeys], args: [...b.pinArgs, keepMs] }, ...settle(b, split)];
 }
 
 export interface RegisterRequest {
@@ -41,7 +45,7 @@ export interface RegisterRequest {
  * write: the registration is written last, so a crash before leaves only an emoji string held
  * for it (the client's retry holds it again) and an active entry the sweep drops.
  */
-export function registerSteps(keys: Keys, b: BudgetSet, r: RegisterRequest): Step[] {
+export function registerSteps(keys: Keys, b: BudgetSet, r: RegisterRequest, split: boolean): Step[] {
   const rk = keys.registration(r.pinHash);
   const common: ScriptArg[] = [r.emojiHash, r.mode, r.newPinId, r.ttlMs, r.memoryMs, r.origin];
   const emoji: Step[] =
@@ -49,7 +53,7 @@ export function registerSteps(keys: Keys, b: BudgetSet, r: RegisterRequest): Ste
       ? [{ step: 'emoji', keys: [keys.emoji(r.emojiHash)], args: [r.pinHash, r.emojiHash, 'own', 0] }]
       : r.candidates.map((e, i) => ({ step: 'emoji', keys: [keys.emoji(e)], args: [r.pinHash, e, 'draw', i + 1] }));
   return [
-    ...take(b),
+    ...take(b, split),
     { step: 'registration', keys: [rk], args: ['read', ...common] },
     ...emoji,
     { step: 'active-add', keys: [keys.active(keys.activeBucket(r.pinHash))], args: [r.pinHash] },
@@ -58,8 +62,8 @@ export function registerSteps(keys: Keys, b: BudgetSet, r: RegisterRequest): Ste
 }
 
 /** First phase of cancel-auth: budgets and "is it pending?" (writes nothing but budgets). */
-export function cancelSteps(keys: Keys, b: BudgetSet, pinHash: string): Step[] {
-  return [...take(b), { step: 'cancel', keys: [keys.registration(pinHash)], args: [] }, ...settle(b)];
+export function cancelSteps(keys: Keys, b: BudgetSet, pinHash: string, split: boolean): Step[] {
+  return [...take(b, split), { step: 'cancel', keys: [keys.registration(pinHash)], args: [] }, ...settle(b, split)];
 }
 
 /** What the cancel step found: the registration and what goes with it ('' for none). */

@@ -43,8 +43,9 @@ export interface BudgetSet {
   names: BudgetName[];
   groupKeys: string[];
   groupArgs: ScriptArg[];
-  /** the mode of each group budget, for budget-settle */
+  /** the mode of each group budget, and its window (ms), for budget-settle */
   groupModes: string[];
+  groupWindows: number[];
   pinKeys: string[];
   pinArgs: ScriptArg[];
 }
@@ -105,7 +106,7 @@ export class Limits {
   }
 
   private budgets(group: string, list: [BudgetName, string][]): BudgetSet {
-    const set: BudgetSet = { group, names: list.map(([name]) => name), groupKeys: [], groupArgs: [], groupModes: [], pinKeys: [], pinArgs: [] };
+    const set: BudgetSet = { group, names: list.map(([name]) => name), groupKeys: [], groupArgs: [], groupModes: [], groupWindows: [], pinKeys: [], pinArgs: [] };
     list.forEach(([name, key], i) => {
       const s = this.specs[name];
       // the index names the budget in a refusal (refusal() below)
@@ -117,6 +118,7 @@ export class Limits {
         set.groupKeys.push(this.keys.groupBudget(s.key, key));
         set.groupArgs.push(...spec);
         set.groupModes.push(s.mode);
+        set.groupWindows.push(s.windowMs);
       }
     });
     set.groupArgs.unshift(set.groupKeys.length);

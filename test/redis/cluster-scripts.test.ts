@@ -43,8 +43,8 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     candidates: [],
     ...over,
   });
-  const register = (group: string, r: RegisterRequest) => scripts.phase('register', registerSteps(keys, limits.forRegister(group), r));
-  const check = (group: string, h: string) => scripts.phase('check', checkSteps(keys, limits.forCheck(group, h), h, 0));
+  const register = (group: string, r: RegisterRequest) => scripts.phase('register', registerSteps(keys, limits.forRegister(group), r, true));
+  const check = (group: string, h: string) => scripts.phase('check', checkSteps(keys, limits.forCheck(group, h), h, 0, true));
 
   before(async function () {
     topo = await ClusterTopology.start({ primaries: 3 });
@@ -62,7 +62,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
   it('splits on a cluster: the same phase composed into one script is refused there (CROSSSLOT)', async function () {
     expect(scripts.split).to.equal(true);
     const h = pinHash();
-    const steps = checkSteps(keys, limits.forCheck('g-split', h), h, 0);
+    const steps = checkSteps(keys, limits.forCheck('g-split', h), h, 0, true);
     const slots = new Set(await Promise.all(steps.flatMap((s) => s.keys).map(slot)));
     expect(slots.size, 'the IP group and the registration hash to different slots').to.be.greaterThan(1);
     const composed = new Scripts(c, { split: false });
@@ -106,7 +106,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
   it('register: a crash after the emoji string is held leaves what the client’s retry finishes', async function () {
     const h = pinHash();
     const e = emoji();
-    const steps = registerSteps(keys, limits.forRegister('g-crash'), request(h, e));
+    const steps = registerSteps(keys, limits.forRegister('g-crash'), request(h, e), true);
     // budgets, read, emoji: then the process dies
     let carry: string[] = [];
     for (const s of steps.slice(0, 3)) carry = (await scripts.step(s, carry)).slice(1);
@@ -131,7 +131,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     // a crash after budget-take: the reserved wrong-guess point stays until its window ends, nothing else
     const h2 = pinHash();
     await register('g-found', request(h2, emoji()));
-    const steps = checkSteps(keys, limits.forCheck('g-found', h2), h2, 0);
+    const steps = checkSteps(keys, limits.forCheck('g-found', h2), h2, 0, true);
     await scripts.step(steps[0]!);
     expect(await c.get(keys.groupBudget('unknownpin', 'g-found'))).to.equal('1');
     expect((await check('g-found', h2))[0]).to.equal('pending');
@@ -140,7 +140,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
 
   it('cancel: frees the string, leaves the bucket, deletes the registration; a crash midway is finished by the retry', async function () {
     const cancel = async (h: string): Promise<string[]> => {
-      const out = await scripts.phase('cancel', cancelSteps(keys, limits.forCancel('g-cancel'), h));
+      const out = await scripts.phase('cancel', cancelSteps(keys, limits.forCancel('g-cancel'), h, true));
       if (out[0] !== 'cancelled') return out;
       const [, pinId = '', state = '', emojiHash = '', phone = '', sid = '', userId = ''] = out;
       return scripts.phase('cancel-cleanup', cancelCleanupSteps(keys, h, { pinId, state, emojiHash, phone, sid, userId }));
@@ -162,7 +162,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     await c.hset(keys.registration(h2), 's', 'm', 'm', 'msg1', 'u', uid, 'd', sid);
     await c.hset(keys.session(uid, sid), 'u', uid, 'r', 'j1');
     await c.zadd(keys.userSessions(uid), Date.now() + 60_000, sid);
-    const found = await scripts.phase('cancel', cancelSteps(keys, limits.forCancel('g-cancel'), h2));
+    const found = await scripts.phase('cancel', cancelSteps(keys, limits.forCancel('g-cancel'), h2, true));
     expect([found[0], found[5], found[6]]).to.deep.equal(['cancelled', sid, uid]);
     const cleanup = cancelCleanupSteps(keys, h2, { pinId: found[1]!, state: found[2]!, emojiHash: found[3]!, phone: '', sid, userId: uid });
     await scripts.step(cleanup[0]!);

@@ -60,7 +60,7 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
       redis.disconnect();
       await cleanPrefix(prefix);
     });
-    const checkWith = (set: BudgetSet, pinHash: string) => scripts.phase('check', checkSteps(keys, set, pinHash, 0));
+    const checkWith = (set: BudgetSet, pinHash: string) => scripts.phase('check', checkSteps(keys, set, pinHash, 0, scripts.split));
     const check = (group: string, pinHash: string) => checkWith(limits.forCheck(group, pinHash), pinHash).then((o) => o[0]);
 
     it('50 concurrent wrong guesses: exactly the wrong-guess budget is answered, the rest refused', async function () {

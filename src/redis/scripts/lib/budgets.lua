@@ -4,10 +4,11 @@
 --
 -- A step's budgets are some of its KEYS (one slot: an IP group's budgets share the group's
 -- tag, a PIN's budget the registration's), described in ARGV: n, then n × (points, windowMs,
--- mode, index). mode 't': spent by every request that passes; 'g' (wrong guess): reserved by
--- every request that passes and refunded by budget-settle unless it turned out to be a wrong
--- guess, so N concurrent wrong guesses get at most the budget's worth of answers even when the
--- guess is judged on another shard. index: the budget's place in the request's list (the
+-- mode, index). mode 't': spent by every request that passes; 'g' (wrong guess): checked here,
+-- and spent by budget-settle once the request turned out to be a wrong guess. When the guess is
+-- judged in another call (a cluster: other shard), the point is instead reserved here and given
+-- back by budget-settle unless it was a wrong guess, so N concurrent wrong guesses still get at
+-- most the budget's worth of answers. index: the budget's place in the request's list (the
 -- refusal names it, limits.ts).
 
 -- Returns the budgets (keys from `keys[first]` on) and the index in argv after them.
@@ -34,16 +35,21 @@ local function budget_wait(b)
   return ttl
 end
 
--- Checks every budget, then spends (or, for 'g', reserves) a point of each: all or nothing.
--- Returns nil when the request may go on, else {'limited', waitMs, index of the exhausted budget}.
-local function budgets_take(list)
+-- Spends one point (the window starts with its first point).
+local function budget_spend(key, window)
+  if redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, window) end
+end
+
+-- Checks every budget, then spends a point of each 't' one (and of each 'g' one when
+-- `reserve`): all or nothing. Returns nil when the request may go on, else {'limited', waitMs,
+-- index of the exhausted budget}.
+local function budgets_take(list, reserve)
   for _, b in ipairs(list) do
     local wait = budget_wait(b)
     if wait > 0 then return { 'limited', wait, b.index } end
   end
   for _, b in ipairs(list) do
-    -- the window starts with its first point
-    if redis.call('INCR', b.key) == 1 then redis.call('PEXPIRE', b.key, b.window) end
+    if b.mode == 't' or reserve then budget_spend(b.key, b.window) end
   end
   return nil
 end

@@ -10,7 +10,8 @@ local rk = KEYS[1]
 local list, at = budgets_read(KEYS, ARGV, 2)
 local keep = tonumber(ARGV[at])
 
-local limited = budgets_take(list)
+-- the PIN's budgets are all 't'
+local limited = budgets_take(list, false)
 if limited then return { '>', limited[1], limited[2], limited[3] } end
 
 local t = redis.call('TIME')
