@@ -6,10 +6,12 @@
 local p, msgId, nonce, keep = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local seen = redis.call('GET', p .. ':msg:' .. msgId)
 if not seen then return {} end
-local sep = string.find(seen, '|', 1, true)
+-- nonce, then (once claimed) the PIN hash and the session id, '|'-separated (claim-login.lua)
+local parts = {}
+for part in string.gmatch(seen, '[^|]+') do parts[#parts + 1] = part end
 -- never claimed, or claimed by another delivery of the message
-if not sep or string.sub(seen, 1, sep - 1) ~= nonce then return {} end
-local h = string.sub(seen, sep + 1)
+if parts[1] ~= nonce or not parts[2] then return {} end
+local h = parts[2]
 local rk = p .. ':reg:' .. h
 local cur = redis.call('HMGET', rk, 'i', 's', 'm', 'd', 'u')
 if cur[2] ~= 'm' or cur[3] ~= msgId then return {} end
