@@ -5,6 +5,7 @@ import type { Paired } from './baseline.js';
 import type { EndpointFigures } from './scenarios/endpoints.js';
 import type { IngestionFigures } from './scenarios/ingestion.js';
 import type { LoginFigures } from './scenarios/login.js';
+import type { CostMode } from './scenarios/login-cost.js';
 import type { MemoryFigures } from './scenarios/memory.js';
 
 /**
@@ -98,8 +99,13 @@ export function rows(f: Figures): Row[] {
     if (one) {
       add(s, 'logins/s, one worker (backlog)', one.perSecond, `(${one.loggedIn}/${one.logins} in ${one.seconds} s)`, target(one.perSecond, '≥', TARGETS.workerLoginsPerSecond));
       add(s, 'CPU per login: worker / Redis', one.cpuPerLogin, `ms / ${one.redisCpuPerLogin} ms`);
+      add(s, 'Redis commands per login (commandstats)', one.redisCommandsPerLogin, '');
     }
-    const lost = f.login.workers.reduce((a, w) => a + w.lost, 0);
+    const confirmed = f.login.costs.find((c) => c.mode === 'confirmed');
+    if (confirmed) {
+      add(s, 'confirmed logins/s, one worker (code + YES)', confirmed.perSecond, `(${confirmed.cpuPerLogin} ms worker CPU, ${confirmed.redisCommandsPerLogin} Redis commands a login)`);
+    }
+    const lost = f.login.workers.reduce((a, w) => a + w.lost, 0) + f.login.costs.reduce((a, c) => a + c.logins - c.loggedIn, 0);
     add(s, 'logins lost in the worker runs', lost, '', target(lost, '=', 0));
   }
   for (const [name, p] of endpointList(f)) {
@@ -143,6 +149,12 @@ export function table(all: Row[]): string {
   );
 }
 
+const COST_LABEL: Record<CostMode, string> = {
+  off: 'confirmation off, no reply',
+  replies: 'confirmation off, "signed in" reply',
+  confirmed: 'confirmation on',
+};
+
 /** One table per curve, for the terminal (the HTML report draws them). */
 export function curveTables(f: Figures): string[] {
   const out: string[] = [];
@@ -171,8 +183,15 @@ export function curveTables(f: Figures): string[] {
     out.push(
       'Logins/s against worker processes (one Redis, backlog on a held queue)\n' +
         textTable(
-          ['workers', 'logins/s', 'logins', 'seconds', 'CPU ms/login (workers)', 'Redis CPU ms/login'],
-          f.login.workers.map((w) => [String(w.workers), n(w.perSecond), `${w.loggedIn}/${w.logins}`, n(w.seconds), n(w.cpuPerLogin), n(w.redisCpuPerLogin)]),
+          ['workers', 'logins/s', 'logins', 'seconds', 'CPU ms/login (workers)', 'Redis CPU ms/login', 'Redis commands/login'],
+          f.login.workers.map((w) => [String(w.workers), n(w.perSecond), `${w.loggedIn}/${w.logins}`, n(w.seconds), n(w.cpuPerLogin), n(w.redisCpuPerLogin), n(w.redisCommandsPerLogin)]),
+        ),
+    );
+    out.push(
+      'Cost per login, one worker: confirmation off (replies off / on) and on (code + YES, each answered)\n' +
+        textTable(
+          ['login', 'chat messages', 'logins/s', 'logins', 'worker CPU ms/login', 'Redis CPU ms/login', 'Redis commands/login'],
+          f.login.costs.map((c) => [COST_LABEL[c.mode], String(c.messagesPerLogin), n(c.perSecond), `${c.loggedIn}/${c.logins}`, n(c.cpuPerLogin), n(c.redisCpuPerLogin), n(c.redisCommandsPerLogin)]),
         ),
     );
     out.push(
