@@ -10,10 +10,11 @@ export interface Queues {
   close(): Promise<void>;
 }
 
-export function createQueues(connection: ConnectionOptions, bullPrefix: string, outboundAttempts: number): Queues {
+/** `prefixOf(queue)`: the queue's BullMQ prefix (keys.ts queuePrefix: one hash tag per queue). */
+export function createQueues(connection: ConnectionOptions, prefixOf: (queue: string) => string, outboundAttempts: number): Queues {
   const inbound = new Queue<InboundJob>(QUEUE.inbound, {
     connection,
-    prefix: bullPrefix,
+    prefix: prefixOf(QUEUE.inbound),
     defaultJobOptions: {
       attempts: 10,
       backoff: { type: 'exponential', delay: 200 },
@@ -23,7 +24,7 @@ export function createQueues(connection: ConnectionOptions, bullPrefix: string, 
   });
   const expiry = new Queue<ExpiryJob>(QUEUE.expiry, {
     connection,
-    prefix: bullPrefix,
+    prefix: prefixOf(QUEUE.expiry),
     defaultJobOptions: {
       attempts: 5,
       backoff: { type: 'exponential', delay: 500 },
@@ -33,7 +34,7 @@ export function createQueues(connection: ConnectionOptions, bullPrefix: string, 
   });
   const outbound = new Queue<OutboundJob>(QUEUE.outbound, {
     connection,
-    prefix: bullPrefix,
+    prefix: prefixOf(QUEUE.outbound),
     defaultJobOptions: {
       attempts: outboundAttempts,
       backoff: { type: 'outbound' },

@@ -36,14 +36,13 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
   const notifier = new Notifier(redis, keys.socketChannel(), config.redis.kind === 'cluster');
   const common = {
     connection,
-    prefix: keys.bull(),
     stalledInterval: config.stalledIntervalMs,
     lockDuration: Math.max(config.stalledIntervalMs, 5000),
     maxStalledCount: 3,
   };
 
   const make = <D, R>(name: string, processor: Processor<D, R>, extra: Record<string, unknown> = {}): Worker<D, R> => {
-    const worker = new Worker<D, R>(name, processor, { ...common, ...extra });
+    const worker = new Worker<D, R>(name, processor, { ...common, prefix: keys.queuePrefix(name), ...extra });
     worker.on('completed', () => hooks.onJobFinished?.(name, 'completed'));
     worker.on('failed', (job, err) => {
       hooks.onJobFinished?.(name, 'failed');

@@ -39,11 +39,19 @@ type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
 
 const read = (file: string): string => readFileSync(new URL(`./scripts/${file}.lua`, import.meta.url), 'utf8');
 const budgetLibrary = read('lib/budgets');
+/** keys.ts's schema in Lua, for the scripts that still build their keys from the prefix */
+export const keyLibrary = read('lib/keys');
 
-/** The source Redis runs for a script (budget library included where it is used; fault tests
+/** The source Redis runs for a script (libraries included where they are used; fault tests
  * recognise its EVAL / EVALSHA on the wire). */
 export function scriptSource(name: ScriptName): string {
-  return WITH_BUDGETS.has(name) ? budgetLibrary + read(name) : read(name);
+  const keyed = DECLARED_KEYS[name] === undefined ? keyLibrary : '';
+  return keyed + (WITH_BUDGETS.has(name) ? budgetLibrary : '') + read(name);
+}
+
+/** The first line of a script's own file: tells its EVAL apart (the libraries before it are shared). */
+export function scriptMarker(name: ScriptName): string {
+  return read(name).split('\n')[0]!;
 }
 
 const sources = new Map<ScriptName, string>(SCRIPT_NAMES.map((name) => [name, scriptSource(name)]));

@@ -27,15 +27,15 @@ local maxSessions, mode, confirm = tonumber(ARGV[14]), ARGV[15], ARGV[16] == '1'
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local nomatch = (mode == 'code') and 'no_match' or 'unanswered'
-local ck = p .. ':confirm:' .. phone
+local ck = K.confirm(p, phone)
 
-local mk = p .. ':msg:' .. msgId
+local mk = K.msg(p, msgId)
 local seen = redis.call('GET', mk)
 local h = nil
 -- true when an earlier attempt of this very job claimed (or denied) a registration
 local ours = false
--- the session an earlier attempt of this job opened, if any
-local ourSid = nil
+-- the session an earlier attempt of this job opened, if any, and its user
+local ourSid, ourUid = nil, nil
 if seen then
   local parts = {}
   for part in string.gmatch(seen, '[^|]+') do parts[#parts + 1] = part end
@@ -43,19 +43,19 @@ if seen then
   if parts[2] then
     h = parts[2]
     ours = true
-    ourSid = parts[3]
+    ourSid, ourUid = parts[3], parts[4]
   end
 else
   redis.call('SET', mk, nonce, 'EX', dedupTtl)
 end
 
-if not h then h = redis.call('GET', mode == 'code' and (p .. ':emo:' .. e) or ck) end
+if not h then h = redis.call('GET', mode == 'code' and K.emo(p, e) or ck) end
 if not h then return {nomatch} end
-local rk = p .. ':reg:' .. h
+local rk = K.reg(p, h)
 local cur = redis.call('HMGET', rk, 'i', 'x', 's', 'm', 'u', 'd', 'j', 'e', 'r', 'o', 'ph')
 -- this job's login, already collected (or cancelled): whether the session it opened is open
 local function done()
-  return {'done', (ourSid and redis.call('EXISTS', p .. ':sess:' .. ourSid) == 1) and '1' or '0'}
+  return {'done', (ourSid and ourUid and redis.call('EXISTS', K.sess(p, ourUid, ourSid)) == 1) and '1' or '0'}
 end
 if not cur[1] then return ours and done() or {nomatch} end
 local live = now < tonumber(cur[2])
@@ -64,10 +64,10 @@ local origin = cur[10] or ''
 
 -- no longer held by this registration: free the emoji string and the phone's question
 local function release()
-  local ek = p .. ':emo:' .. cur[8]
+  local ek = K.emo(p, cur[8])
   if redis.call('GET', ek) == h then redis.call('DEL', ek) end
-  if cur[11] and redis.call('GET', p .. ':confirm:' .. cur[11]) == h then redis.call('DEL', p .. ':confirm:' .. cur[11]) end
-  redis.call('ZREM', p .. ':active', h)
+  if cur[11] and redis.call('GET', K.confirm(p, cur[11])) == h then redis.call('DEL', K.confirm(p, cur[11])) end
+  redis.call('ZREM', K.active_of(p, h), h)
 end
 
 local open = false
@@ -92,25 +92,25 @@ end
 
 local uid, sid, rj
 if open then
-  local pk = p .. ':phone:' .. phone
+  local pk = K.phone(p, phone)
   uid = redis.call('GET', pk)
   if not uid then
     uid = newUid
     redis.call('SET', pk, uid)
-    redis.call('HSET', p .. ':user:' .. uid, 'id', uid, 'name', name, 'surname', surname,
+    redis.call('HSET', K.user(p, uid), 'id', uid, 'name', name, 'surname', surname,
       'phone', phone, 'roles', '["user"]', 'createdAt', now)
   end
   sid, rj = newSid, newRj
-  local sk = p .. ':sess:' .. sid
+  local sk = K.sess(p, uid, sid)
   redis.call('HSET', sk, 'u', uid, 'r', rj, 'c', now, 'l', now, 'o', origin)
   redis.call('PEXPIRE', sk, sessTtl)
   -- the user's session index: expired members trimmed here, the oldest closed past the cap
-  local ik = p .. ':usess:' .. uid
+  local ik = K.usess(p, uid)
   redis.call('ZREMRANGEBYSCORE', ik, '-inf', now)
   redis.call('ZADD', ik, now + sessTtl, sid)
   local over = redis.call('ZCARD', ik) - maxSessions
   if over > 0 then
-    for _, old in ipairs(redis.call('ZRANGE', ik, 0, over - 1)) do redis.call('DEL', p .. ':sess:' .. old) end
+    for _, old in ipairs(redis.call('ZRANGE', ik, 0, over - 1)) do redis.call('DEL', K.sess(p, uid, old)) end
     redis.call('ZREMRANGEBYRANK', ik, 0, over - 1)
   end
   redis.call('PEXPIRE', ik, sessTtl)
@@ -119,7 +119,7 @@ if open then
   release()
   local keep = math.max(tonumber(cur[2]) - now, grace)
   if redis.call('PTTL', rk) < keep then redis.call('PEXPIRE', rk, keep) end
-  redis.call('SET', mk, nonce .. '|' .. h .. '|' .. sid, 'KEEPTTL')
+  redis.call('SET', mk, nonce .. '|' .. h .. '|' .. sid .. '|' .. uid, 'KEEPTTL')
 elseif cur[3] == 'm' and cur[4] == msgId then
   uid, sid, rj = cur[5], cur[6], cur[7]
 elseif cur[3] == 'v' and cur[4] == msgId then
@@ -130,5 +130,5 @@ else
   return {nomatch}
 end
 
-local u = redis.call('HMGET', p .. ':user:' .. uid, 'id', 'name', 'surname', 'phone', 'roles')
+local u = redis.call('HMGET', K.user(p, uid), 'id', 'name', 'surname', 'phone', 'roles')
 return {'claimed', cur[1], h, sid, rj, u[1] or uid, u[2] or '', u[3] or '', u[4] or phone, u[5] or '["user"]'}
