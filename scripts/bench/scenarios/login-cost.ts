@@ -63,7 +63,7 @@ async function loginCost(ctx: BenchContext, mode: CostMode): Promise<CostPoint> 
   const n = sizes.costLogins;
   await stack.stopWorkers();
   const [worker] = await stack.startWorkers(1, ENV[mode]);
-  const outbound = new QueueProbe('outbound', stack.bullPrefix);
+  const outbound = new QueueProbe('outbound', keys(stack.prefix).queuePrefix('outbound'));
   const redis = benchRedis();
   try {
     const first = await phase(ctx, worker!, outbound, redis, async () => (await queueLogins(ctx, n)).ns);
@@ -114,7 +114,7 @@ async function phase(ctx: BenchContext, worker: Child, outbound: QueueProbe, red
     await stack.inbound.resume();
     throw err;
   }
-  const counter = new CompletionCounter('inbound', stack.bullPrefix);
+  const counter = new CompletionCounter('inbound', stack.inboundPrefix);
   await counter.start();
   const cpu0 = cpuMs(worker.pid);
   const [redisCpu0, commands0] = [await redisCpuMs(redis), await redisCommands(redis)];
