@@ -21,8 +21,8 @@ interface Report {
     login: {
       latency: Array<{ rate: number; clients: number; missing: number }>;
       workers: Array<{ workers: number; loggedIn: number; logins: number; redisCommandsPerLogin: number }>;
-      costs: Array<{ mode: string; loggedIn: number; logins: number; messagesPerLogin: number; redisCommandsPerLogin: number }>;
     };
+    cost: Array<{ mode: string; loggedIn: number; logins: number; messagesPerLogin: number; redisCommandsPerLogin: number }>;
     endpoints: Record<string, { service: { ok: number; failed: number }; baseline: { ok: number }; ratio: number; p99Ratio: number }>;
     memory: {
       registrations: Array<{ registrations: number; prefixBytesPerRegistration: number }>;
@@ -66,7 +66,7 @@ describe('benchmark report (smoke sizes)', function () {
     expect(report.figures.ingestion.lost).to.equal(0);
     for (const w of report.figures.login.workers) expect(w.loggedIn, `${w.workers} workers`).to.equal(w.logins);
     // the cost table: every login made, with confirmation on too (two chat messages each)
-    const costs = report.figures.login.costs;
+    const costs = report.figures.cost;
     expect(costs.map((c) => [c.mode, c.messagesPerLogin])).to.deep.equal([['off', 1], ['replies', 1], ['confirmed', 2]]);
     for (const c of costs) expect(c.loggedIn, c.mode).to.equal(c.logins);
     for (const c of costs) expect(c.redisCommandsPerLogin, c.mode).to.be.greaterThan(0);

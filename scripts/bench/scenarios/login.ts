@@ -8,7 +8,6 @@ import { benchRedis, CompletionCounter, redisCommands, redisCpuMs, type JobStage
 import { closeAll, connectAll, inBatches, registerPin } from '../sockets.js';
 import { now, round, sleep, summarise, type LatencySummary } from '../stats.js';
 import { keys } from '../../../src/redis/keys.js';
-import { loginCosts, type CostPoint } from './login-cost.js';
 
 /**
  * End-to-end login, as two curves:
@@ -62,8 +61,6 @@ export interface LoginFigures {
   /** the highest offered rate served without saturating */
   sustainedRate: number | null;
   workers: WorkerPoint[];
-  /** one worker, what a login costs with confirmation off, with replies, with confirmation on */
-  costs: CostPoint[];
 }
 
 const PINS_PER_SOCKET = 16;
@@ -73,8 +70,7 @@ const SATURATED_P99_MS = 1000;
 export async function login(ctx: BenchContext): Promise<LoginFigures> {
   const latency = await latencyCurve(ctx);
   const ok = latency.filter((p) => !p.saturated);
-  const workers = await workerCurve(ctx);
-  return { latency, sustainedRate: ok.length ? ok[ok.length - 1]!.rate : null, workers, costs: await loginCosts(ctx) };
+  return { latency, sustainedRate: ok.length ? ok[ok.length - 1]!.rate : null, workers: await workerCurve(ctx) };
 }
 
 async function latencyCurve(ctx: BenchContext): Promise<LatencyPoint[]> {
