@@ -1,9 +1,13 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { QUEUE, type ExpiryJob, type InboundJob, type OutboundJob } from './jobs.js';
+import { inboundQueueName, partitionList, partitionOf } from './partitions.js';
 
-/** Producers of the three queues, sharing one connection, all under KEY_PREFIX. */
+/** Producers of the queues, sharing one connection, all under KEY_PREFIX. */
 export interface Queues {
-  inbound: Queue<InboundJob>;
+  /** the inbound queue of each partition (one, named `inbound`, unless INBOUND_PARTITIONS > 1) */
+  inbound: Queue<InboundJob>[];
+  /** the inbound queue of a message's partition */
+  inboundFor(messageId: string): Queue<InboundJob>;
   expiry: Queue<ExpiryJob>;
   outbound: Queue<OutboundJob>;
   all(): Queue[];
@@ -11,16 +15,19 @@ export interface Queues {
 }
 
 /** `prefixOf(queue)`: the queue's BullMQ prefix (keys.ts queuePrefix: one hash tag per queue). */
-export function createQueues(connection: ConnectionOptions, prefixOf: (queue: string) => string, outboundAttempts: number): Queues {
-  const inbound = new Queue<InboundJob>(QUEUE.inbound, {
-    connection,
-    prefix: prefixOf(QUEUE.inbound),
-    defaultJobOptions: {
-      attempts: 10,
-      backoff: { type: 'exponential', delay: 200 },
-      removeOnComplete: { age: 3600, count: 5000 },
-      removeOnFail: { age: 7 * 86400 },
-    },
+export function createQueues(connection: ConnectionOptions, prefixOf: (queue: string) => string, outboundAttempts: number, partitions = 1): Queues {
+  const inbound = partitionList(partitions).map((k) => {
+    const name = inboundQueueName(k);
+    return new Queue<InboundJob>(name, {
+      connection,
+      prefix: prefixOf(name),
+      defaultJobOptions: {
+        attempts: 10,
+        backoff: { type: 'exponential', delay: 200 },
+        removeOnComplete: { age: 3600, count: 5000 },
+        removeOnFail: { age: 7 * 86400 },
+      },
+    });
   });
   const expiry = new Queue<ExpiryJob>(QUEUE.expiry, {
     connection,
@@ -42,13 +49,15 @@ export function createQueues(connection: ConnectionOptions, prefixOf: (queue: st
       removeOnFail: { age: 7 * 86400 },
     },
   });
+  const all = (): Queue[] => [...inbound, expiry, outbound];
   return {
     inbound,
+    inboundFor: (messageId) => inbound[partitionOf(messageId, inbound.length)]!,
     expiry,
     outbound,
-    all: () => [inbound, expiry, outbound],
+    all,
     close: async () => {
-      await Promise.all([inbound.close(), expiry.close(), outbound.close()]);
+      await Promise.all(all().map((q) => q.close()));
     },
   };
 }

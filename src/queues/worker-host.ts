@@ -5,6 +5,7 @@ import { coalesceWrites } from '../redis/write-coalescing.js';
 import { Notifier } from '../realtime/notifier.js';
 import type { Services } from '../services.js';
 import { QUEUE } from './jobs.js';
+import { inboundQueueName, partitionList } from './partitions.js';
 import { SendLedger } from './send-ledger.js';
 import { expiryProcessor, startSafetySweep } from './workers/expiry.js';
 import { inboundProcessor, type InboundHooks } from './workers/inbound.js';
@@ -52,8 +53,12 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
     return worker;
   };
 
+  // one worker per inbound partition, sharing the process's INBOUND_CONCURRENCY between them
+  const partitions = partitionList(config.inboundPartitions);
+  const inbound = inboundProcessor(services, notifier, hooks);
+  const perPartition = Math.max(1, Math.ceil(config.inboundConcurrency / partitions.length));
   const workers: Worker[] = [
-    make(QUEUE.inbound, inboundProcessor(services, notifier, hooks), { concurrency: config.inboundConcurrency }),
+    ...partitions.map((k) => make(inboundQueueName(k), inbound, { concurrency: perPartition })),
     make(QUEUE.expiry, expiryProcessor(services, notifier, hooks.onExpired), { concurrency: 32 }),
     make(
       QUEUE.outbound,
