@@ -6,7 +6,8 @@
  * starts the service with `node --cpu-prof`; `--out=<dir>` writes latest.json and latest.html
  * there instead of bench/results/.
  */
-export const SCENARIOS = ['ingestion', 'login', 'endpoints', 'memory'] as const;
+// `cost` runs last: its replies leave keys that expire within minutes, which would move the memory curves
+export const SCENARIOS = ['ingestion', 'login', 'endpoints', 'memory', 'cost'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 export type Mode = 'full' | 'quick' | 'smoke';
 
@@ -25,6 +26,8 @@ export interface Sizes {
   /** worker processes for the throughput curve, and the backlog each count drains */
   workerCounts: number[];
   workerLogins: number;
+  /** logins of each run of the cost-per-login table (confirmation off, replies on, confirmation on) */
+  costLogins: number;
   /** endpoints: baseline/service alternations and seconds of each */
   endpointRounds: number;
   endpointSeconds: number;
@@ -58,6 +61,7 @@ const QUICK: Sizes = {
   loginWarmupSeconds: 0.3,
   workerCounts: [1, 2, 4],
   workerLogins: 1200,
+  costLogins: 400,
   endpointRounds: 1,
   endpointSeconds: 1,
   verifiedLogins: 1000,
@@ -77,6 +81,7 @@ const FULL: Sizes = {
   loginWarmupSeconds: 2,
   workerCounts: [1, 2, 4],
   workerLogins: 10_000,
+  costLogins: 5000,
   endpointRounds: 3,
   endpointSeconds: 3,
   verifiedLogins: 6000,
@@ -97,6 +102,7 @@ const SMOKE: Sizes = {
   loginWarmupSeconds: 0.2,
   workerCounts: [1, 2],
   workerLogins: 60,
+  costLogins: 20,
   endpointRounds: 1,
   endpointSeconds: 0.3,
   verifiedLogins: 40,
