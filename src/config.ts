@@ -153,6 +153,8 @@ export interface Config {
   logLevel: string;
   rateLimits: RateLimitConfig;
   inboundConcurrency: number;
+  /** intake streams and inbound queues, one slot each on a cluster (queues/partitions.ts) */
+  inboundPartitions: number;
   /** BullMQ stalled-job check interval; lower finds jobs of a killed worker sooner */
   stalledIntervalMs: number;
   shutdownTimeoutMs: number;
@@ -606,6 +608,7 @@ export function loadConfig(env: Env = process.env): Config {
       ipv6PrefixLength: int(env, 'RATE_IPV6_PREFIX', 64, 1, 128),
     },
     inboundConcurrency: int(env, 'INBOUND_CONCURRENCY', 64, 1, 1000),
+    inboundPartitions: int(env, 'INBOUND_PARTITIONS', 1, 1, 64),
     stalledIntervalMs: int(env, 'STALLED_INTERVAL_MS', 30000, 500, 600000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 25000, 100, 600000),
     metricsIntervalMs: int(env, 'METRICS_INTERVAL_MS', 5000, 100, 600000),

@@ -53,7 +53,7 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     name: `pinauth:${role}-wait:${config.instanceName}`,
   });
   const scripts = new Scripts(redis);
-  const queues = createQueues(redis, keys.bull(), config.outboundAttempts);
+  const queues = createQueues(redis, keys.queuePrefix, config.outboundAttempts, config.inboundPartitions);
   // Without a listener BullMQ prints connection errors as raw stack traces on stderr.
   for (const q of queues.all()) q.on('error', (err) => log.warn('queue connection error', { queue: q.name, error: err.message }));
   const tokens = new TokenService({ issuer: config.jwtIssuer, accessTtl: config.accessTokenTtl, refreshTtl: config.refreshTokenTtl });

@@ -48,15 +48,15 @@ export async function usedMemory(redis: Redis): Promise<number> {
   return Number(m[1]);
 }
 
-// BullMQ's own keys of a queue; any other key under `bull:<queue>:` is a job (hash or its logs).
+// BullMQ's own keys of a queue; any other key under `bull:{q<queue>}:<queue>:` is a job (hash or its logs).
 const BULL_KEYS = new Set(['events', 'delayed', 'wait', 'waiting', 'paused', 'active', 'completed', 'failed', 'meta', 'id', 'marker', 'stalled', 'stalled-check', 'limiter', 'prioritized', 'pc', 'metrics', 'de', 'repeat']);
 
 /** The class of a key for the memory breakdown: `reg`, `emo`, `bull:expiry:<job>`, `bull:expiry:events`… */
 export function keyClass(prefix: string, key: string): string {
   const parts = key.slice(prefix.length + 1).split(':');
-  if (parts[0] !== 'bull' || parts.length < 3) return parts[0]!;
-  const rest = parts.slice(2).join(':');
-  return `bull:${parts[1]}:${BULL_KEYS.has(rest) ? rest : '<job>'}`;
+  if (parts[0] !== 'bull' || parts.length < 4) return parts[0]!;
+  const rest = parts.slice(3).join(':');
+  return `bull:${parts[2]}:${BULL_KEYS.has(rest) ? rest : '<job>'}`;
 }
 
 /** CPU time the Redis server has used so far, ms (the whole server: on a shared Redis, noisy). */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { startBaseline } from './baseline.js';
 import { answers, freePort, procfileScript, rssBytes, spawnNode, stopChild, waitUntil, type Child } from './processes.js';
+import { keys } from '../../src/redis/keys.js';
 import { benchRedis, cleanPrefix, QueueProbe, REDIS_URL } from './redis.js';
 
 /**
@@ -28,7 +29,8 @@ export interface StackOptions {
 
 export class Stack {
   readonly prefix = `bench-${randomBytes(4).toString('hex')}`;
-  readonly bullPrefix = `${this.prefix}:bull`;
+  /** BullMQ prefix of the inbound queue (keys.ts queuePrefix) */
+  readonly inboundPrefix = keys(this.prefix).queuePrefix('inbound');
   readonly webhookSecret = randomBytes(24).toString('base64url');
   readonly webs: Child[] = [];
   /** the running worker processes */
@@ -58,7 +60,7 @@ export class Stack {
       PIN_MIN_BITS: '0',
       ...RAISED_LIMITS,
     };
-    this.inbound = new QueueProbe('inbound', this.bullPrefix);
+    this.inbound = new QueueProbe('inbound', this.inboundPrefix);
   }
 
   get urls(): string[] {

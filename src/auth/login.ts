@@ -2,6 +2,7 @@ import type { Keys } from '../redis/keys.js';
 import type { Scripts } from '../redis/scripts.js';
 import type { InboundJob } from '../queues/jobs.js';
 import { chatIntent } from '../chat/intent.js';
+import { LoginChain } from './login-chain.js';
 import { emojiHash } from '../registrations/emoji.js';
 import { newShortId, newUserId } from './ids.js';
 import type { LoginResult } from './login-result.js';
@@ -12,7 +13,8 @@ import type { TokenService } from './tokens.js';
 /**
  * A chat message becomes a login: match its emoji string to a pending registration, find or
  * create the user by phone, open a session, issue tokens, store the result for check-login.
- * Two Redis round trips (claim, complete) around token signing; both steps are atomic scripts.
+ * Two Redis round trips (claim, complete) around token signing; both are atomic scripts. On a
+ * Redis Cluster the claim is a chain of one-slot steps (login-chain.ts), one call each.
  * With confirmation on, a matched code first asks the person (YES / NO from the same phone
  * decides); STOP closes every session of the phone's user.
  */
@@ -33,6 +35,8 @@ export interface LoginSettings {
   graceSeconds: number;
   /** ask in the chat before a matched code logs in (LOGIN_CONFIRMATION) */
   confirm: boolean;
+  /** the claim one call per step (Redis Cluster: each step's keys in one slot) */
+  stepwise?: boolean;
 }
 
 const DEDUP_TTL_SECONDS = 24 * 3600;
@@ -46,13 +50,19 @@ export function splitName(displayName: string | null): { name: string; surname: 
 }
 
 export class LoginProcessor {
+  private readonly chain: LoginChain;
+
   constructor(
     private readonly scripts: Scripts,
     private readonly keys: Keys,
     private readonly tokens: TokenService,
     private readonly sessions: Sessions,
     private readonly settings: LoginSettings,
-  ) {}
+    /** the claim's runner (tests pass one that stops between steps) */
+    chain?: LoginChain,
+  ) {
+    this.chain = chain ?? new LoginChain(scripts, keys, settings.stepwise ?? false);
+  }
 
   async process(job: InboundJob): Promise<LoginOutcome> {
     const { message, nonce } = job;
@@ -66,24 +76,23 @@ export class LoginProcessor {
     const { name, surname } = splitName(message.displayName);
     const graceMs = this.settings.graceSeconds * 1000;
 
-    const claim = await this.scripts.strings('claim-login', [
-      this.keys.prefix,
-      message.id,
+    const claim = await this.chain.claim({
+      msgId: message.id,
       nonce,
-      intent.kind === 'code' ? emojiHash(intent.emoji) : '',
-      message.phone,
-      newUserId(),
+      e: intent.kind === 'code' ? emojiHash(intent.emoji) : '',
+      phone: message.phone,
+      newUid: newUserId(),
       name,
       surname,
-      newShortId(),
-      newShortId(),
-      this.tokens.refreshTtl * 1000,
-      graceMs,
-      DEDUP_TTL_SECONDS,
-      MAX_SESSIONS_PER_USER,
-      intent.kind,
-      this.settings.confirm ? 1 : 0,
-    ]);
+      newSid: newShortId(),
+      newRj: newShortId(),
+      sessTtl: this.tokens.refreshTtl * 1000,
+      grace: graceMs,
+      dedupTtl: DEDUP_TTL_SECONDS,
+      maxSessions: MAX_SESSIONS_PER_USER,
+      mode: intent.kind,
+      confirm: this.settings.confirm,
+    });
     if (claim[0] === 'duplicate') return { outcome: 'duplicate' };
     if (claim[0] === 'ask') {
       const [, pinId = '', pinHash = '', expiresAt = '0', origin = ''] = claim;

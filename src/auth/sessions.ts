@@ -57,7 +57,7 @@ export class Sessions {
   async authenticate(bearer: string | undefined, opts: { allowExpired?: boolean } = {}): Promise<TokenClaims> {
     if (!bearer) throw new AppError('AUTHENTICATION_FAILED', 'Missing bearer token');
     const claims = this.tokens.verify(bearer, 'access', opts);
-    const owner = await this.redis.hget(this.keys.session(claims.sid), 'u');
+    const owner = await this.redis.hget(this.keys.session(claims.sub, claims.sid), 'u');
     if (owner !== claims.sub) throw new AppError('AUTHENTICATION_FAILED', 'Session closed');
     return claims;
   }

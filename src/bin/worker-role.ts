@@ -1,4 +1,4 @@
-import { startIntakePump } from '../queues/intake-pump.js';
+import { startIntakePumps } from '../queues/intake-pump.js';
 import { startWorkers, type WorkerHost } from '../queues/worker-host.js';
 import type { Bootstrapped } from './bootstrap.js';
 
@@ -16,7 +16,7 @@ export function startWorker(b: Bootstrapped): WorkerRole {
     onJobFinished: (queue, result) => m.jobFinished(queue, result),
     onOutboundResult: (gateway, result) => m.outboundResult(gateway, result),
   });
-  const pump = startIntakePump(b.services);
+  const pump = startIntakePumps(b.services);
   b.log.info('workers started', { queues: host.workers.map((w) => w.name) });
   return {
     host,

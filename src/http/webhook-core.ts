@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
 import type { StatusResult } from '../messaging/delivery.js';
 import { normaliseWebhook, type IgnoreReason, type StatusUpdate } from '../messaging/inbound.js';
-import { createIntake } from '../messaging/intake.js';
+import { createPartitionedIntake } from '../messaging/intake.js';
 import type { Logger } from '../observability/logger.js';
 import type { WebhookRoute } from '../messaging/webhook-path.js';
 import type { Services } from '../services.js';
@@ -78,19 +78,18 @@ function drain(req: IncomingMessage): Promise<void> {
  * does the least before answering: read the exact bytes, authenticate them, parse, normalise (so
  * receipts and other noise never reach Redis), and store each text message in the intake stream
  * (batched per event-loop turn, see intake.ts; the worker's pump moves them onto the `inbound`
- * queue). It answers 200 only once every message is in Redis;
- * a Redis failure propagates (503 NETWORK_ERROR: the gateway retries); 4xx only for requests
+ * queue; with INBOUND_PARTITIONS, the stream and queue of the message id's partition). It
+ * answers 200 only once every message is in Redis; a Redis failure propagates (503 NETWORK_ERROR: the gateway retries); 4xx only for requests
  * that can never succeed. A body over the limit (Evolution with `base64` on sends media inline)
  * is read to its end, thrown away and answered 200 `dropped: "too-large"`, counted and logged:
  * a 413 would make Evolution send it nine more times, and it can never succeed. De-duplication
  * beyond the job id and the matching happen in the worker.
  */
 export function createWebhookAcceptor(services: Services, hooks: WebhookHooks = {}): AcceptWebhook {
-  const { webhookAuth, scripts, keys, replicas, delivery } = services;
-  const stream = keys.inboundIntake();
+  const { webhookAuth, scripts, keys, replicas, delivery, config } = services;
   // with REDIS_WAIT_REPLICAS, "in Redis" means on the replicas too: a failover then loses no accepted message
-  const intake = createIntake(async (entries) => {
-    await scripts.run('intake-push', [stream, ...entries]);
+  const intake = createPartitionedIntake(config.inboundPartitions, (k) => async (entries) => {
+    await scripts.run('intake-push', [keys.inboundIntake(k), ...entries]);
     await replicas.sync();
   });
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { InboundJob, InboundMessage } from '../queues/jobs.js';
+import { partitionList, partitionOf } from '../queues/partitions.js';
 
 /**
  * Stores accepted messages in Redis, the web's only write per webhook. The messages of one
@@ -54,4 +55,14 @@ export function createIntake(push: PushEntries): Intake {
       });
     },
   };
+}
+
+/**
+ * One intake per partition (INBOUND_PARTITIONS): a message goes to the stream of its id's
+ * partition, so its pump adds it to the same partition's queue. One partition: one intake.
+ */
+export function createPartitionedIntake(partitions: number, push: (partition: number) => PushEntries): Intake {
+  const intakes = partitionList(partitions).map((k) => createIntake(push(k)));
+  if (intakes.length === 1) return intakes[0]!;
+  return { add: (message, receivedAt) => intakes[partitionOf(message.id, intakes.length)]!.add(message, receivedAt) };
 }

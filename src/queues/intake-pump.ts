@@ -4,6 +4,7 @@ import { inboundJobId } from '../messaging/intake.js';
 import { createRedis } from '../redis/connection.js';
 import type { Services } from '../services.js';
 import type { InboundJob } from './jobs.js';
+import { partitionList } from './partitions.js';
 
 /**
  * Moves accepted webhook messages from the intake stream (written by the web, intake.ts) onto
@@ -15,6 +16,8 @@ import type { InboundJob } from './jobs.js';
  * One pump works at a time (a lock renewed about every second) so workers do not add every message
  * twice; another worker's pump takes over within PUMP_LOCK_MS when the holder dies.
  * XREAD BLOCK wakes as soon as the web writes, so the hop adds about a round trip of latency.
+ * With INBOUND_PARTITIONS = N every worker runs N pumps, pump k moving stream k onto queue k
+ * (queues/partitions.ts); each takes its own lock, so the partitions spread over the workers.
  */
 export interface IntakePump {
   stop(): Promise<void>;
@@ -29,13 +32,24 @@ const RETRY_MS = 200;
 
 type StreamReply = [key: string, entries: [id: string, fields: string[]][]][] | null;
 
-export function startIntakePump(services: Services): IntakePump {
+/** The pumps of every partition, stopped together. */
+export function startIntakePumps(services: Services): IntakePump {
+  const pumps = partitionList(services.config.inboundPartitions).map((k) => startIntakePump(services, k));
+  return {
+    async stop() {
+      await Promise.all(pumps.map((p) => p.stop()));
+    },
+  };
+}
+
+export function startIntakePump(services: Services, partition = 0): IntakePump {
   const { config, keys, scripts, redis, queues, log } = services;
-  const stream = keys.inboundIntake();
-  const lockKey = keys.intakePumpLock();
+  const stream = keys.inboundIntake(partition);
+  const lockKey = keys.intakePumpLock(partition);
+  const queue = queues.inbound[partition]!;
   const token = randomBytes(9).toString('base64url');
   // XREAD BLOCK holds its connection: one of its own, waiting out Redis outages like the workers'
-  const reader = createRedis(config.redis, 'worker', `pinauth:pump:${config.instanceName}`);
+  const reader = createRedis(config.redis, 'worker', `pinauth:pump${partition || ''}:${config.instanceName}`);
   const lock = (ttlMs: number) => scripts.number('intake-lock', [lockKey, token, ttlMs]);
   let running = true;
   const stopped = new AbortController();
@@ -52,7 +66,7 @@ export function startIntakePump(services: Services): IntakePump {
     await Promise.all(
       entries.map(([, fields]) => {
         const data = JSON.parse(fields[1]!) as InboundJob;
-        return queues.inbound.add('message', data, { jobId: inboundJobId(data.message.id) });
+        return queue.add('message', data, { jobId: inboundJobId(data.message.id) });
       }),
     );
     await redis.xdel(stream, ...entries.map(([id]) => id));
@@ -76,7 +90,7 @@ export function startIntakePump(services: Services): IntakePump {
         else after = await pumpOnce(after);
       } catch (err) {
         if (!running) break;
-        log.warn('intake pump: Redis failed; retrying', { error: err instanceof Error ? err.message : String(err) });
+        log.warn('intake pump: Redis failed; retrying', { partition, error: err instanceof Error ? err.message : String(err) });
         after = '0';
         await sleep(RETRY_MS, undefined, { signal: stopped.signal }).catch(() => undefined);
       }

@@ -1,29 +1,37 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { QUEUE, type ExpiryJob, type InboundJob, type OutboundJob } from './jobs.js';
+import { inboundQueueName, partitionList, partitionOf } from './partitions.js';
 
-/** Producers of the three queues, sharing one connection, all under KEY_PREFIX. */
+/** Producers of the queues, sharing one connection, all under KEY_PREFIX. */
 export interface Queues {
-  inbound: Queue<InboundJob>;
+  /** the inbound queue of each partition (one, named `inbound`, unless INBOUND_PARTITIONS > 1) */
+  inbound: Queue<InboundJob>[];
+  /** the inbound queue of a message's partition */
+  inboundFor(messageId: string): Queue<InboundJob>;
   expiry: Queue<ExpiryJob>;
   outbound: Queue<OutboundJob>;
   all(): Queue[];
   close(): Promise<void>;
 }
 
-export function createQueues(connection: ConnectionOptions, bullPrefix: string, outboundAttempts: number): Queues {
-  const inbound = new Queue<InboundJob>(QUEUE.inbound, {
-    connection,
-    prefix: bullPrefix,
-    defaultJobOptions: {
-      attempts: 10,
-      backoff: { type: 'exponential', delay: 200 },
-      removeOnComplete: { age: 3600, count: 5000 },
-      removeOnFail: { age: 7 * 86400 },
-    },
+/** `prefixOf(queue)`: the queue's BullMQ prefix (keys.ts queuePrefix: one hash tag per queue). */
+export function createQueues(connection: ConnectionOptions, prefixOf: (queue: string) => string, outboundAttempts: number, partitions = 1): Queues {
+  const inbound = partitionList(partitions).map((k) => {
+    const name = inboundQueueName(k);
+    return new Queue<InboundJob>(name, {
+      connection,
+      prefix: prefixOf(name),
+      defaultJobOptions: {
+        attempts: 10,
+        backoff: { type: 'exponential', delay: 200 },
+        removeOnComplete: { age: 3600, count: 5000 },
+        removeOnFail: { age: 7 * 86400 },
+      },
+    });
   });
   const expiry = new Queue<ExpiryJob>(QUEUE.expiry, {
     connection,
-    prefix: bullPrefix,
+    prefix: prefixOf(QUEUE.expiry),
     defaultJobOptions: {
       attempts: 5,
       backoff: { type: 'exponential', delay: 500 },
@@ -33,7 +41,7 @@ export function createQueues(connection: ConnectionOptions, bullPrefix: string, 
   });
   const outbound = new Queue<OutboundJob>(QUEUE.outbound, {
     connection,
-    prefix: bullPrefix,
+    prefix: prefixOf(QUEUE.outbound),
     defaultJobOptions: {
       attempts: outboundAttempts,
       backoff: { type: 'outbound' },
@@ -41,13 +49,15 @@ export function createQueues(connection: ConnectionOptions, bullPrefix: string, 
       removeOnFail: { age: 7 * 86400 },
     },
   });
+  const all = (): Queue[] => [...inbound, expiry, outbound];
   return {
     inbound,
+    inboundFor: (messageId) => inbound[partitionOf(messageId, inbound.length)]!,
     expiry,
     outbound,
-    all: () => [inbound, expiry, outbound],
+    all,
     close: async () => {
-      await Promise.all([inbound.close(), expiry.close(), outbound.close()]);
+      await Promise.all(all().map((q) => q.close()));
     },
   };
 }

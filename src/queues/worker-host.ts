@@ -4,6 +4,7 @@ import { createRedis } from '../redis/connection.js';
 import { Notifier } from '../realtime/notifier.js';
 import type { Services } from '../services.js';
 import { QUEUE } from './jobs.js';
+import { inboundQueueName, partitionList } from './partitions.js';
 import { SendLedger } from './send-ledger.js';
 import { expiryProcessor, startSafetySweep } from './workers/expiry.js';
 import { inboundProcessor, type InboundHooks } from './workers/inbound.js';
@@ -32,14 +33,13 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
   const notifier = new Notifier(redis, keys.socketChannel(), config.redis.kind === 'cluster');
   const common = {
     connection,
-    prefix: keys.bull(),
     stalledInterval: config.stalledIntervalMs,
     lockDuration: Math.max(config.stalledIntervalMs, 5000),
     maxStalledCount: 3,
   };
 
   const make = <D, R>(name: string, processor: Processor<D, R>, extra: Record<string, unknown> = {}): Worker<D, R> => {
-    const worker = new Worker<D, R>(name, processor, { ...common, ...extra });
+    const worker = new Worker<D, R>(name, processor, { ...common, prefix: keys.queuePrefix(name), ...extra });
     worker.on('completed', () => hooks.onJobFinished?.(name, 'completed'));
     worker.on('failed', (job, err) => {
       hooks.onJobFinished?.(name, 'failed');
@@ -49,8 +49,12 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
     return worker;
   };
 
+  // one worker per inbound partition, sharing the process's INBOUND_CONCURRENCY between them
+  const partitions = partitionList(config.inboundPartitions);
+  const inbound = inboundProcessor(services, notifier, hooks);
+  const perPartition = Math.max(1, Math.ceil(config.inboundConcurrency / partitions.length));
   const workers: Worker[] = [
-    make(QUEUE.inbound, inboundProcessor(services, notifier, hooks), { concurrency: config.inboundConcurrency }),
+    ...partitions.map((k) => make(inboundQueueName(k), inbound, { concurrency: perPartition })),
     make(QUEUE.expiry, expiryProcessor(services, notifier, hooks.onExpired), { concurrency: 32 }),
     make(
       QUEUE.outbound,

@@ -1,44 +1,64 @@
 /**
- * The key schema: every key and queue name lives under KEY_PREFIX, so two deployments or test
- * runs can share one Redis. Lua scripts build the same keys from the prefix they are given.
+ * The key schema, the same on one Redis and on a Redis Cluster: every key lives under
+ * KEY_PREFIX (two deployments or test runs can share one Redis), and keys that one atomic step
+ * changes together share a hash tag (the part between `{` and `}`, the only part a cluster
+ * hashes to pick a slot; on one instance it is just text). Everything else gets a tag of its own
+ * entity, so registrations, users, sessions and messages spread over every shard.
+ *
+ * Tags start with a letter naming the entity so that, say, a user id can never share a slot
+ * with a PIN hash by accident of equal text. Which step touches which keys: docs/scaling.md,
+ * "Cluster key schema".
  */
 export interface Keys {
   prefix: string;
-  /** registration hash, by PIN hash */
+  /** registration hash, by PIN hash; tag `r<pinHash>` */
   registration(pinHash: string): string;
-  /** normalised emoji string → PIN hash of the active registration holding it */
+  /** normalised emoji string → PIN hash of the active registration holding it; tag of its own */
   emoji(normalisedEmoji: string): string;
-  /** sorted set: PIN hash scored by expiry (ms); active count without SCAN */
-  active(): string;
+  /** sorted set: PIN hashes of one bucket scored by expiry (ms); the expiry sweep walks every bucket */
+  active(bucket: number): string;
+  /** the bucket a registration's entry in the active sets lives in */
+  activeBucket(pinHash: string): number;
+  /** user hash; tag `u<id>`, shared with the user's session index, sessions and rotations */
   user(id: string): string;
+  /** phone → user id; tag `p<phone>`, shared with the phone's chat confirmation */
   userByPhone(phone: string): string;
-  session(sid: string): string;
+  /** a session; access tokens carry `sub` and `sid`, so the key is known without a lookup */
+  session(userId: string, sid: string): string;
   /** sorted set: the user's session ids scored by session expiry (ms), for listing and sign-out-everywhere */
   userSessions(userId: string): string;
   /** string: PIN hash of the registration whose chat confirmation this phone is asked for */
   confirmation(phone: string): string;
   /** the last rotation of a session, kept for the refresh retry leeway (rotate-session.lua) */
-  rotation(sid: string): string;
+  rotation(userId: string, sid: string): string;
   /** a send-message Idempotency-Key of one user (key digested) */
   idempotency(userId: string, keyDigest: string): string;
-  /** inbound message ids seen in the last 24 hours */
+  /** inbound message ids seen in the last 24 hours; tag `m<id>` */
   message(messageId: string): string;
-  /** stream of accepted webhook messages not yet on the `inbound` queue (intake.ts → intake-pump.ts) */
-  inboundIntake(): string;
-  /** the one intake pump's lock */
-  intakePumpLock(): string;
-  /** BullMQ prefix (queues then live at `<prefix>:bull:<name>:*`) */
-  bull(): string;
+  /** stream of accepted webhook messages not yet on the `inbound` queue (intake.ts → intake-pump.ts), partition k */
+  inboundIntake(partition?: number): string;
+  /** the pump lock of intake partition k (same slot as its stream) */
+  intakePumpLock(partition?: number): string;
+  /** BullMQ prefix of one queue: a queue's keys must share a slot (BullMQ's scripts need it) */
+  queuePrefix(queue: string): string;
   /** Socket.IO redis adapter / emitter channel */
   socketChannel(): string;
-  /** rate limiter key prefix */
+  /** rate limiter key prefix (rate-limiter-flexible's single-key limits) */
   rateLimit(name: string): string;
+  /** a budget of an IP group (lib/budgets.lua); every budget of one group shares tag `g<group>` */
+  groupBudget(name: string, group: string): string;
+  /** a budget of one PIN: the registration's tag, so the registration's step spends it */
+  pinBudget(name: string, pinHash: string): string;
   /** hash: node name → that process's metrics snapshot (JSON) */
   metricsNodes(): string;
   /** the key the replica barrier writes before each WAIT (redis/replicas.ts) */
   replicaBarrier(): string;
   /** hash: delivery record of an outbound job (status, timestamps, gateway id, owner); delivery.lua */
   outbound(jobId: string): string;
+  /** gateway message id on a channel → outbound job id; tag `g<channel>:<id>` */
+  outboundByGateway(channel: string, gatewayId: string): string;
+  /** statuses that arrived before the gateway id was recorded (same tag as outboundByGateway) */
+  outboundEarly(channel: string, gatewayId: string): string;
   /** the sender of an inbound message that may yet be edited (phone, name), by message id digest */
   sender(messageId: string): string;
   /** the signing key generated at first start when JWT_KEYS is not set (private JWK) */
@@ -47,28 +67,40 @@ export interface Keys {
   healthProbe(node: string): string;
 }
 
+/**
+ * Buckets of the active set: one sorted set would be one hot slot on a cluster. 16 divides 64,
+ * so the bucket taken from a base64url PIN hash's first character is uniform.
+ */
+export const ACTIVE_BUCKETS = 16;
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
 export function keys(prefix: string): Keys {
   return {
     prefix,
-    registration: (h) => `${prefix}:reg:${h}`,
-    emoji: (e) => `${prefix}:emo:${e}`,
-    active: () => `${prefix}:active`,
-    user: (id) => `${prefix}:user:${id}`,
-    userByPhone: (phone) => `${prefix}:phone:${phone}`,
-    session: (sid) => `${prefix}:sess:${sid}`,
-    userSessions: (id) => `${prefix}:usess:${id}`,
-    confirmation: (phone) => `${prefix}:confirm:${phone}`,
-    rotation: (sid) => `${prefix}:rot:${sid}`,
-    idempotency: (userId, keyDigest) => `${prefix}:idem:${userId}:${keyDigest}`,
-    message: (id) => `${prefix}:msg:${id}`,
-    inboundIntake: () => `${prefix}:intake`,
-    intakePumpLock: () => `${prefix}:intake:lock`,
-    bull: () => `${prefix}:bull`,
+    registration: (h) => `${prefix}:reg:{r${h}}`,
+    emoji: (e) => `${prefix}:emo:{e${e}}`,
+    active: (b) => `${prefix}:active:{a${b}}`,
+    activeBucket: (h) => Math.max(0, BASE64URL.indexOf(h.charAt(0))) % ACTIVE_BUCKETS,
+    user: (id) => `${prefix}:user:{u${id}}`,
+    userByPhone: (phone) => `${prefix}:phone:{p${phone}}`,
+    session: (id, sid) => `${prefix}:sess:{u${id}}:${sid}`,
+    userSessions: (id) => `${prefix}:usess:{u${id}}`,
+    confirmation: (phone) => `${prefix}:confirm:{p${phone}}`,
+    rotation: (id, sid) => `${prefix}:rot:{u${id}}:${sid}`,
+    idempotency: (userId, keyDigest) => `${prefix}:idem:{u${userId}}:${keyDigest}`,
+    message: (id) => `${prefix}:msg:{m${id}}`,
+    inboundIntake: (k = 0) => `${prefix}:intake:{i${k}}`,
+    intakePumpLock: (k = 0) => `${prefix}:intake:{i${k}}:lock`,
+    queuePrefix: (queue) => `${prefix}:bull:{q${queue}}`,
     socketChannel: () => `${prefix}:socket.io`,
     rateLimit: (name) => `${prefix}:rl:${name}`,
+    groupBudget: (name, group) => `${prefix}:rl:${name}:{g${group}}`,
+    pinBudget: (name, h) => `${prefix}:rl:${name}:{r${h}}`,
     metricsNodes: () => `${prefix}:metrics:nodes`,
     replicaBarrier: () => `${prefix}:replica-barrier`,
-    outbound: (jobId) => `${prefix}:out:${jobId}`,
+    outbound: (jobId) => `${prefix}:out:{o${jobId}}`,
+    outboundByGateway: (channel, id) => `${prefix}:outgw:{g${channel}:${id}}`,
+    outboundEarly: (channel, id) => `${prefix}:outst:{g${channel}:${id}}`,
     sender: (id) => `${prefix}:sender:${id}`,
     generatedSigningKey: (alg) => `${prefix}:jwt:generated:${alg}`,
     healthProbe: (node) => `${prefix}:health:${node}`,

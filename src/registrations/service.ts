@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { AppError } from '../errors.js';
-import type { Keys } from '../redis/keys.js';
+import { ACTIVE_BUCKETS, type Keys } from '../redis/keys.js';
 import type { Scripts } from '../redis/scripts.js';
 import type { ExpirySchedule } from '../queues/expiry-schedule.js';
 import { newShortId } from '../auth/ids.js';
@@ -211,6 +211,8 @@ export class Registrations {
 
   /** Registrations whose lifetime has not ended, from the sorted set (no SCAN). */
   async activeCount(): Promise<number> {
-    return this.redis.zcount(this.keys.active(), Date.now(), '+inf');
+    const now = Date.now();
+    const counts = await Promise.all(Array.from({ length: ACTIVE_BUCKETS }, (_, b) => this.redis.zcount(this.keys.active(b), now, '+inf')));
+    return counts.reduce((a, b) => a + b, 0);
   }
 }

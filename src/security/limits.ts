@@ -23,6 +23,8 @@ export type LimitName = BudgetName | PlainLimit;
 interface BudgetSpec {
   /** key segment under `<prefix>:rl:` (kept from the earlier rate-limiter-flexible keys) */
   key: string;
+  /** whose budget: an IP group's (all of one group share a slot) or one PIN's (the registration's slot) */
+  of: 'group' | 'pin';
   points: number;
   windowMs: number;
   /** 't' spent by every request; 'g' a wrong-guess budget: checked, spent by the script on a miss */
@@ -50,16 +52,17 @@ export class Limits {
 
   constructor(redis: Redis, private readonly keys: Keys, private readonly cfg: RateLimitConfig) {
     this.specs = {
-      register: { key: 'register', points: cfg.registerPerMinute, windowMs: 60_000, mode: 't' },
-      check: { key: 'check', points: cfg.checkPerMinute, windowMs: 60_000, mode: 't' },
+      register: { key: 'register', of: 'group', points: cfg.registerPerMinute, windowMs: 60_000, mode: 't' },
+      check: { key: 'check', of: 'group', points: cfg.checkPerMinute, windowMs: 60_000, mode: 't' },
       // about one check a second per PIN with a small burst (RFC 8628's slow_down)
       checkPin: {
         key: 'checkpin',
+        of: 'pin',
         points: cfg.checkPinBurst,
         windowMs: 1000 * Math.max(1, Math.round(cfg.checkPinBurst / cfg.checkPinPerSecond)),
         mode: 't',
       },
-      guess: { key: 'unknownpin', points: cfg.unknownPinPer10Minutes, windowMs: 600_000, mode: 'g' },
+      guess: { key: 'unknownpin', of: 'group', points: cfg.unknownPinPer10Minutes, windowMs: 600_000, mode: 'g' },
     };
     const make = (name: string, points: number, duration: number): RateLimiterRedis =>
       new RateLimiterRedis({ storeClient: redis, keyPrefix: keys.rateLimit(name), points, duration, useRedisPackage: false });
@@ -95,7 +98,7 @@ export class Limits {
     const args: ScriptArg[] = [list.length];
     for (const [name, key] of list) {
       const s = this.specs[name];
-      args.push(`${this.keys.rateLimit(s.key)}:${key}`, s.points, s.windowMs, s.mode);
+      args.push(s.of === 'pin' ? this.keys.pinBudget(s.key, key) : this.keys.groupBudget(s.key, key), s.points, s.windowMs, s.mode);
     }
     return { group, names: list.map(([name]) => name), args };
   }

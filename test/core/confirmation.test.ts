@@ -1,3 +1,4 @@
+import { keys } from '../../src/redis/keys.js';
 import { expect } from 'chai';
 import { bothGatewaysEnv, cloudMessage, evolutionMessage, outboundOf, startMockGateway, type MockGateway } from '../helpers/gateway.js';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
@@ -213,12 +214,12 @@ describe('core: confirming a sign-in in the chat (LOGIN_CONFIRMATION=on)', funct
     const redis = testRedis();
     try {
       const p = ctx.stack.prefix;
-      const pinHash = await redis.get(`${p}:confirm:${a.phone}`);
+      const pinHash = await redis.get(keys(p).confirmation(a.phone));
       expect(pinHash).to.be.a('string');
-      const reg = await redis.hgetall(`${p}:reg:${pinHash}`);
+      const reg = await redis.hgetall(keys(p).registration(pinHash!));
       expect(reg.s).to.equal('c');
-      const keys = [`${p}:reg:${pinHash}`, `${p}:emo:${reg.e}`, `${p}:confirm:${a.phone}`];
-      const sizes = await Promise.all(keys.map((k) => redis.memory('USAGE', k)));
+      const held = [keys(p).registration(pinHash!), keys(p).emoji(reg.e!), keys(p).confirmation(a.phone)];
+      const sizes = await Promise.all(held.map((k) => redis.memory('USAGE', k)));
       // its member of the active set: the hash plus ziplist/skiplist overhead, generously
       const total = sizes.reduce<number>((sum, n) => sum + Number(n ?? 0), 0) + 2 * (pinHash!.length + 16);
       console.log(`      Redis bytes of one registration awaiting confirmation: ${total} (${sizes.join(' + ')} + active-set share)`);

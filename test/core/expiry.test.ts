@@ -1,3 +1,4 @@
+import { ACTIVE_BUCKETS, keys } from '../../src/redis/keys.js';
 import { expect } from 'chai';
 import type { Queue } from 'bullmq';
 import { io, type Socket } from 'socket.io-client';
@@ -32,7 +33,9 @@ describe('core: expiry', function () {
   const activeMembers = async (): Promise<number> => {
     const redis = testRedis();
     try {
-      return await redis.zcard(`${stack.prefix}:active`);
+      let n = 0;
+      for (let b = 0; b < ACTIVE_BUCKETS; b++) n += await redis.zcard(keys(stack.prefix).active(b));
+      return n;
     } finally {
       redis.disconnect();
     }

@@ -1,3 +1,4 @@
+import { keys } from '../../src/redis/keys.js';
 import { expect } from 'chai';
 import { bothGatewaysEnv, cloudMessage, evolutionMessage, outboundOf, startMockGateway, type MockGateway } from '../helpers/gateway.js';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
@@ -139,7 +140,7 @@ describe('core: sessions the person controls (GET/DELETE /sessions, STOP in the 
     // the index is gone with them
     const redis = testRedis();
     try {
-      expect(await redis.exists(`${stack.prefix}:usess:${logins[0]!.user.id}`)).to.equal(0);
+      expect(await redis.exists(keys(stack.prefix).userSessions(logins[0]!.user.id))).to.equal(0);
     } finally {
       redis.disconnect();
     }

@@ -1,3 +1,4 @@
+import { keys } from '../../src/redis/keys.js';
 import { expect } from 'chai';
 import { Queue } from 'bullmq';
 import { messageKey } from '../../src/messaging/inbound.js';
@@ -39,7 +40,7 @@ export async function keysUnder(prefix: string, pattern: string): Promise<string
 
 /** A BullMQ handle on one of the stack's queues, to look at job states as an operator would. */
 export function stackQueue(prefix: string, name: 'inbound' | 'expiry' | 'outbound', redisUrl = REDIS_URL): Queue {
-  return new Queue(name, { connection: { url: redisUrl, maxRetriesPerRequest: 3 }, prefix: `${prefix}:bull` });
+  return new Queue(name, { connection: { url: redisUrl, maxRetriesPerRequest: 3 }, prefix: keys(prefix).queuePrefix(name) });
 }
 
 export async function register(base: string, pin: string, emojiString: string): Promise<JsonResponse> {

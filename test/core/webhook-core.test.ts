@@ -1,3 +1,4 @@
+import { keys } from '../../src/redis/keys.js';
 import { expect } from 'chai';
 import type { Queue } from 'bullmq';
 import { randomEmoji, randomPhone, randomPin, sendChat, type LoginBody } from '../helpers/flow.js';
@@ -146,7 +147,7 @@ describe('core: chat messages to logins', function () {
   async function userIdOf(phone: string): Promise<string | null> {
     const redis = testRedis();
     try {
-      return await redis.get(`${stack.prefix}:phone:${phone}`);
+      return await redis.get(keys(stack.prefix).userByPhone(phone));
     } finally {
       redis.disconnect();
     }

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { ensureDebianPackages } from '../helpers/debian.js';
 import { ROOT } from '../helpers/processes.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -13,12 +13,7 @@ export const SCREENSHOTS = path.join(ROOT, 'test-artifacts', 'screenshots');
  * colour emoji font so screenshots show the codes. Returns why it can't when it can't.
  */
 export function ensureChromium(): string | undefined {
-  if (existsSync(CHROMIUM) && existsSync('/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf')) return undefined;
-  if (process.getuid?.() !== 0) return `${CHROMIUM} is missing and installing it needs root: apt-get install chromium fonts-noto-color-emoji`;
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', ['update', '-qq'], { env, stdio: 'ignore', timeout: 300_000 });
-  execFileSync('apt-get', ['install', '-y', '-qq', 'chromium', 'fonts-noto-color-emoji'], { env, stdio: 'ignore', timeout: 600_000 });
-  return existsSync(CHROMIUM) ? undefined : 'apt-get did not install chromium';
+  return ensureDebianPackages([CHROMIUM, '/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf'], ['chromium', 'fonts-noto-color-emoji']);
 }
 
 export async function launch(): Promise<Browser> {

@@ -1,3 +1,4 @@
+import { keys } from '../../src/redis/keys.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -76,8 +77,8 @@ describe('faults: an accepted webhook survives kill -9 of Redis (AOF, appendfsyn
     // drain: a worker's pump moves the intake stream onto the inbound queue and the jobs run
     worker = await startProcess('worker', env);
     probe = redis.client();
-    await eventually(async () => ((await probe!.xlen(`${prefix}:intake`)) === 0 ? true : undefined), 30000, 100);
-    const queue = new Queue('inbound', { connection: probe, prefix: `${prefix}:bull` });
+    await eventually(async () => ((await probe!.xlen(keys(prefix).inboundIntake())) === 0 ? true : undefined), 30000, 100);
+    const queue = new Queue('inbound', { connection: probe, prefix: keys(prefix).queuePrefix('inbound') });
     const lost: string[] = [];
     for (const id of accepted) {
       if (!(await queue.getJob(inboundJobId(messageKey('evolution', INSTANCE, id))))) lost.push(id);

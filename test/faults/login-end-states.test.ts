@@ -70,7 +70,7 @@ describe('faults: a failed or cancelled login ends cleanly', function () {
     const pinHash = services.registrations.pinKey(pin);
     const reg = await services.redis.hgetall(services.keys.registration(pinHash));
     expect(reg.s, 'claimed, not completed').to.equal('m');
-    expect(await services.redis.exists(services.keys.session(reg.d!))).to.equal(1);
+    expect(await services.redis.exists(services.keys.session(reg.u!, reg.d!))).to.equal(1);
     const pendingCheck = await post(f.stack.url, '/check-login', { pin });
     expect(pendingCheck.body).to.include({ success: true, verified: false });
 
@@ -85,7 +85,7 @@ describe('faults: a failed or cancelled login ends cleanly', function () {
     const error = await c.next<{ error: string; message: string }>('pin-error');
     expect(error.error).to.equal('LOGIN_FAILED');
     expectError(await post(f.stack.url, '/check-login', { pin }), 410, 'LOGIN_FAILED');
-    expect(await services.redis.exists(services.keys.session(reg.d!)), 'the session of the claim').to.equal(0);
+    expect(await services.redis.exists(services.keys.session(reg.u!, reg.d!)), 'the session of the claim').to.equal(0);
     // a second call finds nothing to end
     expect(await endFailedLogin(services, new Notifier(services.redis, services.keys.socketChannel()), job!.data as InboundJob)).to.equal(false);
     // the client starts again with the same PIN

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
-import { scriptSource, type ScriptName } from '../../src/redis/scripts.js';
+import { scriptMarker, scriptSource, type ScriptName } from '../../src/redis/scripts.js';
 
 /**
  * A small TCP proxy between the service and a private redis-server, for fault tests: it can hold
@@ -151,6 +151,6 @@ export class FaultProxy {
 export function scriptRequest(name: ScriptName): RegExp {
   const source = scriptSource(name);
   const sha = createHash('sha1').update(source).digest('hex');
-  const firstLine = source.split('\n')[0]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const firstLine = scriptMarker(name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`${sha}|${firstLine}`);
 }

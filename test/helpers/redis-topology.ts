@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis, type RedisOptions } from 'ioredis';
+import { ensureDebianPackages } from './debian.js';
 import { eventually } from './http.js';
 import { freePort } from './processes.js';
 
@@ -20,7 +21,7 @@ export class RedisProcess {
   ) {}
 
   static async spawn(binary: 'redis-server' | 'redis-sentinel', args: string[], port: number): Promise<RedisProcess> {
-    const child = spawn(binary, args, { stdio: 'ignore' });
+    const child = binary === 'redis-sentinel' ? spawnSentinel(args) : spawn(binary, args, { stdio: 'ignore' });
     const proc = new RedisProcess(port, child);
     await eventually(async () => {
       if (child.exitCode !== null) throw new Error(`${binary} on ${port} exited with ${child.exitCode}`);
@@ -62,6 +63,17 @@ export class RedisProcess {
     this.child.kill('SIGKILL');
     await exited;
   }
+}
+
+const SENTINEL = '/usr/bin/redis-sentinel';
+
+/**
+ * Debian's redis-sentinel (installed when missing); if it can't be, the same binary's sentinel
+ * mode (`redis-server <conf> --sentinel`, which is all redis-sentinel is).
+ */
+function spawnSentinel(args: string[]): ChildProcess {
+  const missing = ensureDebianPackages([SENTINEL], ['redis-sentinel']);
+  return missing === undefined ? spawn(SENTINEL, args, { stdio: 'ignore' }) : spawn('redis-server', [...args, '--sentinel'], { stdio: 'ignore' });
 }
 
 const serverArgs = (port: number, dir: string): string[] => [

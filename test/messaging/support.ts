@@ -26,7 +26,7 @@ export function postWebhook(base: string, raw: string | Buffer, headers: Record<
 /** A BullMQ handle on one of the stack's queues (to read counts and jobs); close it after. */
 export function queueOf(prefix: string, name: 'inbound' | 'outbound'): Queue {
   const url = new URL(REDIS_URL);
-  return new Queue(name, { connection: { host: url.hostname, port: Number(url.port || 6379) }, prefix: `${prefix}:bull` });
+  return new Queue(name, { connection: { host: url.hostname, port: Number(url.port || 6379) }, prefix: keys(prefix).queuePrefix(name) });
 }
 
 /**
@@ -34,7 +34,7 @@ export function queueOf(prefix: string, name: 'inbound' | 'outbound'): Queue {
  * (a 200 means "in Redis"; the pump then moves each message onto the queue as a job).
  */
 export async function jobCounts(queue: Queue) {
-  const prefix = String(queue.opts.prefix).replace(/:bull$/, '');
+  const prefix = String(queue.opts.prefix).replace(/:bull:\{q[^}]*\}$/, '');
   const redis = testRedis();
   try {
     await eventually(async () => ((await redis.xlen(keys(prefix).inboundIntake())) === 0 ? true : undefined), 10000, 20);

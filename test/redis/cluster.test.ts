@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { Cluster } from 'ioredis';
 import { Server } from 'socket.io';
 import { loadConfig } from '../../src/config.js';
-import { clusterKeys } from '../../src/redis/cluster-keys.js';
+import { keys as keySchema } from '../../src/redis/keys.js';
 import { connect, type RedisClient } from '../../src/redis/connection.js';
 import { Scripts } from '../../src/redis/scripts.js';
 import { ShardedEmitter } from '../../src/realtime/notifier.js';
@@ -51,7 +51,7 @@ describe('redis: Cluster groundwork (3 primaries)', function () {
   });
 
   it('runs BullMQ queues with a hash-tagged prefix per queue: every job processed once', async function () {
-    const keys = clusterKeys('cl');
+    const keys = keySchema('cl');
     const connection = open('worker') as Cluster;
     const names = ['inbound', 'expiry', 'outbound'];
     const seen = new Map<string, number>();
@@ -121,17 +121,17 @@ describe('redis: Cluster groundwork (3 primaries)', function () {
   it('runs the scripts that declare their keys (intake push, pump lock, complete-login) on the shards their keys hash to', async function () {
     const c = open('worker');
     const scripts = new Scripts(c);
-    const keys = clusterKeys('cl');
+    const keys = keySchema('cl');
     // partitions whose streams land on different shards: each call is routed by its KEYS[1]
     for (let k = 0; k < 6; k++) {
-      expect(await scripts.number('intake-push', [keys.intake(k), '{"a":1}', '{"b":2}'])).to.equal(2);
-      expect(await c.xlen(keys.intake(k))).to.equal(2);
-      expect(await scripts.number('intake-lock', [keys.intakeLock(k), 'me', 5000])).to.equal(1);
-      expect(await scripts.number('intake-lock', [keys.intakeLock(k), 'other', 5000])).to.equal(0);
+      expect(await scripts.number('intake-push', [keys.inboundIntake(k), '{"a":1}', '{"b":2}'])).to.equal(2);
+      expect(await c.xlen(keys.inboundIntake(k))).to.equal(2);
+      expect(await scripts.number('intake-lock', [keys.intakePumpLock(k), 'me', 5000])).to.equal(1);
+      expect(await scripts.number('intake-lock', [keys.intakePumpLock(k), 'other', 5000])).to.equal(0);
     }
-    const slots = await Promise.all([0, 1, 2, 3, 4, 5].map((k) => (c as Cluster).call('CLUSTER', 'KEYSLOT', keys.intake(k))));
+    const slots = await Promise.all([0, 1, 2, 3, 4, 5].map((k) => (c as Cluster).call('CLUSTER', 'KEYSLOT', keys.inboundIntake(k))));
     expect(new Set(slots).size).to.equal(6);
-    for (let k = 0; k < 6; k++) await c.del(keys.intake(k), keys.intakeLock(k));
+    for (let k = 0; k < 6; k++) await c.del(keys.inboundIntake(k), keys.intakePumpLock(k));
     // the login's last step, on registrations spread over the shards: completes once, then says so
     for (let i = 0; i < 6; i++) {
       const rk = keys.registration(`h${i}`);
@@ -147,7 +147,7 @@ describe('redis: Cluster groundwork (3 primaries)', function () {
     // a waiting client: 70,000 writes at once outrun the request path's 2 s command timeout on a busy machine
     const c = open('worker');
     const before = await topo!.keysPerPrimary();
-    const keys = clusterKeys('cl');
+    const keys = keySchema('cl');
     const id = () => randomBytes(16).toString('base64url');
     for (let batch = 0; batch < 10; batch++) {
       // one command each: a cluster pipeline must stay within one slot

@@ -1,3 +1,4 @@
+import { keys } from '../../src/redis/keys.js';
 import { Queue } from 'bullmq';
 import { io, type Socket } from 'socket.io-client';
 import { expect } from 'chai';
@@ -60,7 +61,7 @@ export async function connectSocket(base: string, ip?: string): Promise<Socket> 
 /** Waits until the stack's queues have nothing waiting, delayed or running. */
 export async function queuesIdle(prefix: string, minCompleted: { inbound?: number } = {}): Promise<void> {
   const redis = testRedis();
-  const queues = [QUEUE.inbound, QUEUE.outbound].map((name) => new Queue(name, { connection: redis, prefix: `${prefix}:bull` }));
+  const queues = [QUEUE.inbound, QUEUE.outbound].map((name) => new Queue(name, { connection: redis, prefix: keys(prefix).queuePrefix(name) }));
   try {
     await eventually(async () => {
       const [inbound, outbound] = await Promise.all(queues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed')));

@@ -1,3 +1,4 @@
+import { keys } from '../../src/redis/keys.js';
 import { Queue } from 'bullmq';
 import { expect } from 'chai';
 import { WebhookAuth } from '../../src/messaging/webhook-auth.js';
@@ -70,7 +71,7 @@ describe('security: the webhook vouches for phones, so it is signed and replays 
 
     // the queue forgets finished jobs; the 24-hour message-id memory must still hold
     const redis = testRedis();
-    const inbound = new Queue(QUEUE.inbound, { connection: redis, prefix: `${stack.prefix}:bull` });
+    const inbound = new Queue(QUEUE.inbound, { connection: redis, prefix: keys(stack.prefix).queuePrefix(QUEUE.inbound) });
     try {
       expect(await inbound.clean(0, 1000, 'completed')).to.not.be.empty;
     } finally {

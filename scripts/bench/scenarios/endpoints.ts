@@ -65,7 +65,7 @@ export async function endpoints(ctx: BenchContext): Promise<EndpointFigures> {
 
   // real logins through the worker, each collected once by the verified run
   const n = sizes.verifiedLogins;
-  const counter = new CompletionCounter('inbound', stack.bullPrefix);
+  const counter = new CompletionCounter('inbound', stack.inboundPrefix);
   await counter.start();
   const { ns } = await queueLogins(ctx, n);
   const done = await counter.waitFor(n, sizes.drainTimeoutMs);

@@ -53,7 +53,7 @@ export async function ingestion(ctx: BenchContext): Promise<IngestionFigures> {
   const backlog = ((await stack.inbound.counts()).waiting ?? 0) + (await stack.inbound.streamLength(keys(stack.prefix).inboundIntake()));
 
   ctx.log(`ingestion: ${accepted} accepted, ${backlog} waiting; starting one worker to drain`);
-  const counter = new CompletionCounter('inbound', stack.bullPrefix);
+  const counter = new CompletionCounter('inbound', stack.inboundPrefix);
   await counter.start();
   const started = now();
   const worker = await stack.startWorker();

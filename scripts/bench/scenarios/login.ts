@@ -216,7 +216,7 @@ async function workerThroughput(ctx: BenchContext, count: number): Promise<Worke
     await stack.inbound.resume();
     throw err;
   }
-  const counter = new CompletionCounter('inbound', stack.bullPrefix);
+  const counter = new CompletionCounter('inbound', stack.inboundPrefix);
   await counter.start();
   const redis = benchRedis();
   const cpuAtStart = workers.reduce((a, w) => a + cpuMs(w.pid), 0);

@@ -145,7 +145,7 @@ async function sessionBytes(ctx: BenchContext, redis: ReturnType<typeof benchRed
   const n = sizes.sessionLogins;
   ctx.log(`memory: ${n} logins, collected, for the bytes a session keeps`);
   const before = await prefixMemory(redis, stack.prefix);
-  const counter = new CompletionCounter('inbound', stack.bullPrefix);
+  const counter = new CompletionCounter('inbound', stack.inboundPrefix);
   await counter.start();
   const { ns } = await queueLogins(ctx, n);
   const done = await counter.waitFor(n, sizes.drainTimeoutMs);

@@ -1,6 +1,7 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { Services } from '../../services.js';
+import { ACTIVE_BUCKETS } from '../../redis/keys.js';
 import type { ExpiryJob } from '../jobs.js';
 
 /** Members examined per script call: keeps each call short while a large backlog drains. */
@@ -16,15 +17,18 @@ async function sweepDue(services: Services, notifier: Notifier, untilMs: number,
   const { keys, scripts } = services;
   let expired = 0;
   let waitMs = 0;
-  for (let more = true; more; ) {
-    const [wait = '0', full = '0', ...pairs] = await scripts.strings('expire-due', [keys.prefix, untilMs, SWEEP_BATCH]);
-    for (let i = 0; i + 1 < pairs.length; i += 2) {
-      notifier.pinExpired(pairs[i]!, pairs[i + 1]!);
-      onExpired?.();
+  // the active set is split into buckets (one slot each on a cluster): each is swept on its own
+  for (let bucket = 0; bucket < ACTIVE_BUCKETS; bucket++) {
+    for (let more = true; more; ) {
+      const [wait = '0', full = '0', ...pairs] = await scripts.strings('expire-due', [keys.prefix, bucket, untilMs, SWEEP_BATCH]);
+      for (let i = 0; i + 1 < pairs.length; i += 2) {
+        notifier.pinExpired(pairs[i]!, pairs[i + 1]!);
+        onExpired?.();
+      }
+      expired += pairs.length / 2;
+      waitMs = Math.max(waitMs, Number(wait));
+      more = full === '1';
     }
-    expired += pairs.length / 2;
-    waitMs = Number(wait);
-    more = full === '1';
   }
   return { expired, waitMs };
 }

@@ -28,6 +28,7 @@ export function inboundProcessor(services: Services, notifier: Notifier, hooks: 
   const logins = new LoginProcessor(scripts, keys, tokens, sessions, {
     graceSeconds: config.verifiedGraceSeconds,
     confirm: config.loginConfirmation,
+    stepwise: config.redis.kind === 'cluster',
   });
   const replies = new ChatReplies(queues, limits, config.replies, config.defaultChannel);
 

@@ -12,7 +12,7 @@ if limited then return limited end
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local rk = p .. ':reg:' .. h
+local rk = K.reg(p, h)
 local cur = redis.call('HMGET', rk, 'i', 'e', 'x', 's', 'ph', 'd', 'u')
 -- 'k': collected (kept only for a lost answer's retry): its session is the client's now
 if not cur[1] or cur[4] == 'k' then
@@ -20,14 +20,15 @@ if not cur[1] or cur[4] == 'k' then
   return {'not_found', ''}
 end
 if (cur[4] == 'p' or cur[4] == 'c') and now >= tonumber(cur[3]) then return {'expired', cur[1]} end
-local ek = p .. ':emo:' .. cur[2]
+local ek = K.emo(p, cur[2])
 if redis.call('GET', ek) == h then redis.call('DEL', ek) end
 -- a question asked in the chat is withdrawn with it (a later YES finds nothing)
-if cur[5] and redis.call('GET', p .. ':confirm:' .. cur[5]) == h then redis.call('DEL', p .. ':confirm:' .. cur[5]) end
-if (cur[4] == 'm' or cur[4] == 'v') and cur[6] then
-  redis.call('DEL', p .. ':sess:' .. cur[6], p .. ':rot:' .. cur[6])
-  if cur[7] then redis.call('ZREM', p .. ':usess:' .. cur[7], cur[6]) end
+if cur[5] and redis.call('GET', K.confirm(p, cur[5])) == h then redis.call('DEL', K.confirm(p, cur[5])) end
+-- the claim stores the session id ('d') and its user ('u') together
+if (cur[4] == 'm' or cur[4] == 'v') and cur[6] and cur[7] then
+  redis.call('DEL', K.sess(p, cur[7], cur[6]), K.rot(p, cur[7], cur[6]))
+  redis.call('ZREM', K.usess(p, cur[7]), cur[6])
 end
-redis.call('ZREM', p .. ':active', h)
+redis.call('ZREM', K.active_of(p, h), h)
 redis.call('DEL', rk)
 return {'cancelled', cur[1]}

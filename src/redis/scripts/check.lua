@@ -16,7 +16,7 @@ if limited then return limited end
 local function check()
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  local rk = p .. ':reg:' .. h
+  local rk = K.reg(p, h)
   local cur = redis.call('HMGET', rk, 'i', 'x', 's', 'r')
   if not cur[1] then return {'not_found', '', ''} end
   if cur[3] == 'v' then

@@ -25,13 +25,13 @@ end
 
 if mode == 'track' then
   local jobId, status, at, ttl, channel, gw, err = ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], ARGV[9]
-  local k = p .. ':out:' .. jobId
+  local k = K.out(p, jobId)
   for i = 10, #ARGV - 1, 2 do redis.call('HSET', k, ARGV[i], ARGV[i + 1]) end
   local result = apply(k, status, at, err)
   if gw ~= '' then
     redis.call('HSET', k, 'gatewayId', gw)
-    redis.call('SET', p .. ':outgw:' .. channel .. ':' .. gw, jobId, 'EX', ttl)
-    local pk = p .. ':outst:' .. channel .. ':' .. gw
+    redis.call('SET', K.outgw(p, channel, gw), jobId, 'EX', ttl)
+    local pk = K.outst(p, channel, gw)
     for _, e in ipairs(redis.call('LRANGE', pk, 0, -1)) do
       local s, a, e2 = string.match(e, '^([^\n]*)\n([^\n]*)\n(.*)$')
       if s then apply(k, s, a, e2) end
@@ -43,15 +43,15 @@ if mode == 'track' then
 end
 
 local channel, gw, status, at, ttl, err = ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8]
-local jobId = redis.call('GET', p .. ':outgw:' .. channel .. ':' .. gw)
+local jobId = redis.call('GET', K.outgw(p, channel, gw))
 if not jobId then
-  local pk = p .. ':outst:' .. channel .. ':' .. gw
+  local pk = K.outst(p, channel, gw)
   redis.call('RPUSH', pk, status .. '\n' .. at .. '\n' .. err)
   redis.call('LTRIM', pk, -8, -1)
   redis.call('EXPIRE', pk, 600)
   return 'unknown'
 end
-local k = p .. ':out:' .. jobId
+local k = K.out(p, jobId)
 if redis.call('EXISTS', k) == 0 then return 'unknown' end
 local result = apply(k, status, at, err)
 redis.call('EXPIRE', k, ttl)

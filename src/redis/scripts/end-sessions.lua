@@ -4,11 +4,11 @@
 -- ARGV: prefix, userId, sid ('*' = every session in the user's index)
 -- Returns the number of sessions closed
 local p, uid, sid = ARGV[1], ARGV[2], ARGV[3]
-local ik = p .. ':usess:' .. uid
+local ik = K.usess(p, uid)
 local sids = (sid == '*') and redis.call('ZRANGE', ik, 0, -1) or {sid}
 local closed = 0
 for _, s in ipairs(sids) do
-  local sk = p .. ':sess:' .. s
+  local sk = K.sess(p, uid, s)
   if redis.call('HGET', sk, 'u') == uid then
     redis.call('DEL', sk)
     closed = closed + 1

@@ -2,18 +2,18 @@
 -- (score = expiry ms, Redis clock) leaves the set; those still pending are returned so their
 -- sockets hear `pin-expired`. Redis' own TTLs already ended them; this only tidies and tells.
 -- Bounded: at most `limit` members per call (the caller repeats while `more` is 1).
--- ARGV: prefix, untilMs (end of the job's second, ms), limit
+-- ARGV: prefix, bucket (of the active sets), untilMs (end of the job's second, ms), limit
 -- Returns {waitMs, more, pinHash1, pinId1, pinHash2, pinId2, ...}
 --   waitMs: ms until untilMs by Redis' clock (> 0: the job fired early, registrations of its
 --   second may still be live); more: 1 when the batch was full
-local p, untilMs, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local p, bucket, untilMs, limit = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local ak = p .. ':active'
+local ak = K.active(p, bucket)
 local due = redis.call('ZRANGEBYSCORE', ak, '-inf', now, 'LIMIT', 0, limit)
 local out = {math.max(0, untilMs - now), (#due == limit) and 1 or 0}
 for _, h in ipairs(due) do
-  local cur = redis.call('HMGET', p .. ':reg:' .. h, 'i', 's', 'x')
+  local cur = redis.call('HMGET', K.reg(p, h), 'i', 's', 'x')
   local x = tonumber(cur[3])
   -- 'c' (waiting for the person's answer in the chat) expires like 'p'
   local waiting = cur[2] == 'p' or cur[2] == 'c'

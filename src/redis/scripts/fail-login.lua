@@ -4,18 +4,20 @@
 -- ARGV: prefix, messageId, nonce, keepMs
 -- Returns {pinHash, pinId} when it ended a login, else {}
 local p, msgId, nonce, keep = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
-local seen = redis.call('GET', p .. ':msg:' .. msgId)
+local seen = redis.call('GET', K.msg(p, msgId))
 if not seen then return {} end
-local sep = string.find(seen, '|', 1, true)
+-- nonce|pinHash[|sid|userId] (claim-login.lua)
+local parts = {}
+for part in string.gmatch(seen, '[^|]+') do parts[#parts + 1] = part end
 -- never claimed, or claimed by another delivery of the message
-if not sep or string.sub(seen, 1, sep - 1) ~= nonce then return {} end
-local h = string.sub(seen, sep + 1)
-local rk = p .. ':reg:' .. h
+if parts[1] ~= nonce or not parts[2] then return {} end
+local h = parts[2]
+local rk = K.reg(p, h)
 local cur = redis.call('HMGET', rk, 'i', 's', 'm', 'd', 'u')
 if cur[2] ~= 'm' or cur[3] ~= msgId then return {} end
-if cur[4] then
-  redis.call('DEL', p .. ':sess:' .. cur[4])
-  if cur[5] then redis.call('ZREM', p .. ':usess:' .. cur[5], cur[4]) end
+if cur[4] and cur[5] then
+  redis.call('DEL', K.sess(p, cur[5], cur[4]))
+  redis.call('ZREM', K.usess(p, cur[5]), cur[4])
 end
 redis.call('HSET', rk, 's', 'f')
 redis.call('HDEL', rk, 'r')

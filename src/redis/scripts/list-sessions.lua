@@ -5,13 +5,13 @@
 local p, uid = ARGV[1], ARGV[2]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local ik = p .. ':usess:' .. uid
+local ik = K.usess(p, uid)
 redis.call('ZREMRANGEBYSCORE', ik, '-inf', now)
 local out = {}
 local members = redis.call('ZRANGE', ik, 0, -1, 'WITHSCORES')
 for i = 1, #members, 2 do
   local s = members[i]
-  local cur = redis.call('HMGET', p .. ':sess:' .. s, 'u', 'c', 'l', 'o')
+  local cur = redis.call('HMGET', K.sess(p, uid, s), 'u', 'c', 'l', 'o')
   if cur[1] == uid then
     out[#out + 1] = s
     out[#out + 1] = cur[2] or ''

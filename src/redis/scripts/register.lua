@@ -26,8 +26,8 @@ if limited then return limited end
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local rk = p .. ':reg:' .. h
-local ak = p .. ':active'
+local rk = K.reg(p, h)
+local ak = K.active_of(p, h)
 -- a client's own string in server mode serves only to re-join; a decoy shows a drawn one
 local ownIndex = (e ~= '' and mode == 'client') and 0 or 1
 
@@ -53,7 +53,7 @@ if mode == 'server' and e ~= '' then return {'refused'} end
 local x = now + ttl
 local outcome, chosen = 'created', 0
 if e ~= '' then
-  local ek = p .. ':emo:' .. e
+  local ek = K.emo(p, e)
   local holder = redis.call('GET', ek)
   if holder and holder ~= h then
     outcome = 'contested'
@@ -64,14 +64,14 @@ if e ~= '' then
   end
 else
   for i = firstCandidate, #ARGV do
-    if redis.call('EXISTS', p .. ':emo:' .. ARGV[i]) == 0 then
+    if redis.call('EXISTS', K.emo(p, ARGV[i])) == 0 then
       chosen = i - firstCandidate + 1
       e = ARGV[i]
       break
     end
   end
   if chosen == 0 then return {'retry'} end
-  redis.call('SET', p .. ':emo:' .. e, h, 'PXAT', x)
+  redis.call('SET', K.emo(p, e), h, 'PXAT', x)
 end
 
 redis.call('DEL', rk)

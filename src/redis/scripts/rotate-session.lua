@@ -9,9 +9,9 @@ local p, sid, uid, presented, newJti = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[
 local ttl, pair, reuse = tonumber(ARGV[6]), ARGV[7], tonumber(ARGV[8])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local sk = p .. ':sess:' .. sid
-local ik = p .. ':usess:' .. uid
-local rk = p .. ':rot:' .. sid
+local sk = K.sess(p, uid, sid)
+local ik = K.usess(p, uid)
+local rk = K.rot(p, uid, sid)
 local cur = redis.call('HMGET', sk, 'u', 'r')
 if not cur[1] or cur[1] ~= uid then return {'closed'} end
 if presented ~= '*' and cur[2] ~= presented then

@@ -74,9 +74,9 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
       const outs = [];
       for (let i = 0; i < 6; i++) outs.push(await check('g2', 'held'));
       expect(outs).to.deep.equal(['pending', 'pending', 'pending', 'limited', 'limited', 'limited']);
-      expect(await redis.get(`${keys.rateLimit('check')}:g2`)).to.equal('3');
+      expect(await redis.get(keys.groupBudget('check', 'g2'))).to.equal('3');
       // found PINs spend no wrong guess
-      expect(await redis.exists(`${keys.rateLimit('unknownpin')}:g2`)).to.equal(0);
+      expect(await redis.exists(keys.groupBudget('unknownpin', 'g2'))).to.equal(0);
     });
 
     it('a refusal says which budget and how long to wait', async function () {

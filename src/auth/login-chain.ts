@@ -1,0 +1,81 @@
+import type { Keys } from '../redis/keys.js';
+import type { Scripts } from '../redis/scripts.js';
+
+/**
+ * Runs claim-login.lua, the login's steps (scripts/lib/login-steps.lua): on one server as ONE
+ * call that builds every key inside (lib/keys.lua; one round trip, atomic, as the worker's
+ * throughput wants); on a Redis Cluster one call per step, each given the keys of its one slot,
+ * until a step returns the result. The steps and their order are written once, in Lua; this
+ * only turns the (kind, values) a step names into keys with keys.ts.
+ */
+export interface ClaimState {
+  msgId: string;
+  nonce: string;
+  /** emoji hash of the code ('' for YES / NO) */
+  e: string;
+  phone: string;
+  newUid: string;
+  name: string;
+  surname: string;
+  newSid: string;
+  newRj: string;
+  sessTtl: number;
+  grace: number;
+  dedupTtl: number;
+  maxSessions: number;
+  mode: 'code' | 'yes' | 'no';
+  confirm: boolean;
+}
+
+/** The kinds of key a step names (login-steps.lua), and how each is built from its values (as claim-login.lua does on one server). */
+const KINDS: Record<string, (k: Keys, a: string, b: string) => string> = {
+  msg: (k, a) => k.message(a),
+  emo: (k, a) => k.emoji(a),
+  confirm: (k, a) => k.confirmation(a),
+  phone: (k, a) => k.userByPhone(a),
+  reg: (k, a) => k.registration(a),
+  active: (k, h) => k.active(k.activeBucket(h)),
+  user: (k, a) => k.user(a),
+  usess: (k, a) => k.userSessions(a),
+  sess: (k, uid, sid) => k.session(uid, sid),
+};
+
+/** the first step (login-steps.lua's chain starts at `msg`): its key is the message's */
+const FIRST = 'msg';
+/** a chain is ~10 steps; more means a loop, which must not spin for ever */
+const MAX_STEPS = 32;
+
+export class LoginChain {
+  constructor(
+    private readonly scripts: Scripts,
+    private readonly keys: Keys,
+    /** one call per step (Redis Cluster) instead of the whole chain in one */
+    private readonly stepwise: boolean,
+  ) {}
+
+  async claim(state: ClaimState): Promise<string[]> {
+    if (!this.stepwise) return this.scripts.strings('claim-login', [0, '', JSON.stringify(state), this.keys.prefix]);
+    let step = FIRST;
+    let json = JSON.stringify(state);
+    let keys = [this.keys.message(state.msgId)];
+    for (let i = 0; i < MAX_STEPS; i++) {
+      const out = await this.step(step, keys, json);
+      if (out[0] !== 'next') return out;
+      [, step = '', json = ''] = out;
+      keys = [];
+      for (let at = 3; at + 2 < out.length; at += 3) keys.push(this.keyOf(out[at]!, out[at + 1]!, out[at + 2]!));
+    }
+    throw new Error(`login chain did not finish in ${MAX_STEPS} steps`);
+  }
+
+  /** One step on its keys (tests interrupt a chain here, as a crash between two steps would). */
+  protected step(step: string, keys: string[], json: string): Promise<string[]> {
+    return this.scripts.strings('claim-login', [keys.length, ...keys, step, json]);
+  }
+
+  private keyOf(kind: string, a: string, b: string): string {
+    const build = KINDS[kind];
+    if (!build) throw new Error(`login chain: unknown key kind ${kind}`);
+    return build(this.keys, a, b);
+  }
+}

@@ -1,0 +1,27 @@
+import { QUEUE } from './jobs.js';
+
+/**
+ * The inbound path in N partitions (INBOUND_PARTITIONS): intake stream k, its pump, and inbound
+ * queue k. On a Redis Cluster one key lives in one slot, so one stream and one BullMQ queue (whose
+ * scripts need all its keys in one slot) would be one shard's work however many shards run; N
+ * partitions spread them. A message's partition is a hash of its id, so a gateway's redelivery
+ * lands in the same stream and queue and the job id still makes it one job.
+ * N = 1 (the default) keeps the single stream and the queue named `inbound`.
+ */
+
+/** FNV-1a over the UTF-16 units of the id: cheap, stable across processes and releases. */
+export function partitionOf(messageId: string, partitions: number): number {
+  if (partitions <= 1) return 0;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < messageId.length; i++) {
+    h ^= messageId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % partitions;
+}
+
+/** Queue of partition k: `inbound`, then `inbound-1`, `inbound-2`, … (partition 0 keeps the old name). */
+export const inboundQueueName = (partition: number): string => (partition === 0 ? QUEUE.inbound : `${QUEUE.inbound}-${partition}`);
+
+/** 0 … n-1 */
+export const partitionList = (partitions: number): number[] => Array.from({ length: Math.max(1, partitions) }, (_, k) => k);

@@ -1,0 +1,217 @@
+-- The login as one-slot steps (docs/scaling.md, "A login as one-slot steps"): the one source of
+-- the chain, prepended by src/redis/scripts.ts to claim-login.lua, which runs it in one call on a
+-- single server and one step per call on a cluster.
+--
+-- Each step names the keys it needs (kind and the values that build it: claim-login.lua turns
+-- them into keys) and touches only those, all in one slot. It reads and updates the chain's
+-- state `s` and returns the name of the next step, or nil and the chain's result. Every step is
+-- idempotent on the message id and the job's nonce, so a job retried after a crash between two
+-- steps (on a cluster) runs the chain again from the start and finishes it instead of doubling
+-- it; on a single server the whole chain is one script, atomic as before.
+--
+-- The registration hash: i pinId, x expiry ms, s state (p pending, c awaiting the chat's YES,
+-- m claimed by message m, v verified with result r, k collected, d denied, f failed), e emoji
+-- hash, u/d/j the claim's user, session and refresh jti, o origin, ph the phone asked.
+-- The message key: the job's nonce, then once it claimed (or denied) a registration
+-- `nonce|pinHash[|sid|uid]`, which tells a retry the claim is its own.
+
+local function login_now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function login_nomatch(s)
+  return { s.mode == 'code' and 'no_match' or 'unanswered' }
+end
+
+-- DEL key when it still points at the registration (an emoji string or a phone's question)
+local function login_release(key, h)
+  if redis.call('GET', key) == h then redis.call('DEL', key) end
+end
+
+local LOGIN_STEPS = {}
+
+-- de-duplicate the message: another nonce is a redelivery; ours with a pin hash is a retry
+LOGIN_STEPS.msg = {
+  keys = function(s) return { { 'msg', s.msgId } } end,
+  run = function(s, k)
+    local seen = redis.call('GET', k[1])
+    if seen then
+      local parts = {}
+      for part in string.gmatch(seen, '[^|]+') do parts[#parts + 1] = part end
+      if parts[1] ~= s.nonce then return nil, { 'duplicate' } end
+      if parts[2] then
+        s.h, s.ours, s.ourSid, s.ourUid = parts[2], true, parts[3] or false, parts[4] or false
+        return 'reg'
+      end
+    else
+      redis.call('SET', k[1], s.nonce, 'EX', s.dedupTtl)
+    end
+    return 'lookup'
+  end,
+}
+
+-- the registration a code names (emoji index), or the one this phone was asked about (YES / NO)
+LOGIN_STEPS.lookup = {
+  keys = function(s) return { s.mode == 'code' and { 'emo', s.e } or { 'confirm', s.phone } } end,
+  run = function(s, k)
+    local h = redis.call('GET', k[1])
+    if not h then return nil, login_nomatch(s) end
+    s.h = h
+    -- only these can open a session: the user is found (or its id reserved) before the claim,
+    -- so the registration records the user the session belongs to
+    if s.mode == 'yes' or (s.mode == 'code' and not s.confirm) then return 'phone' end
+    return 'reg'
+  end,
+}
+
+-- find the user by phone, or reserve the job's new id for it (the user is written by `user`;
+-- an index whose claim then fails points at an id whose user a later login of the phone writes)
+LOGIN_STEPS.phone = {
+  keys = function(s) return { { 'phone', s.phone } } end,
+  run = function(s, k)
+    local uid = redis.call('GET', k[1])
+    if not uid then
+      uid = s.newUid
+      redis.call('SET', k[1], uid)
+    end
+    s.uid = uid
+    return 'reg'
+  end,
+}
+
+-- the decision, on the registration alone: ask, deny, claim (or resume this job's claim)
+LOGIN_STEPS.reg = {
+  keys = function(s) return { { 'reg', s.h } } end,
+  run = function(s, k)
+    local rk, now = k[1], login_now()
+    local cur = redis.call('HMGET', rk, 'i', 'x', 's', 'm', 'u', 'd', 'j', 'e', 'r', 'o', 'ph')
+    local function done()
+      if s.ourSid then return 'done' end
+      return nil, { 'done', '0' }
+    end
+    if not cur[1] then
+      if s.ours then return done() end
+      return nil, login_nomatch(s)
+    end
+    s.pinId, s.x, s.origin, s.regE, s.regPh = cur[1], cur[2], cur[10] or '', cur[8], cur[11] or false
+    local fresh = not s.ours and now < tonumber(cur[2])
+    local askedHere = cur[3] == 'c' and cur[11] == s.phone
+    local open = false
+    if fresh and s.mode == 'code' and cur[8] == s.e and (cur[3] == 'p' or askedHere) then
+      if s.confirm then
+        -- asked (again, when the code comes once more): YES or NO from this phone decides
+        redis.call('HSET', rk, 's', 'c', 'ph', s.phone)
+        return 'ask'
+      end
+      open = true
+    elseif fresh and s.mode == 'yes' and askedHere then
+      open = true
+    elseif (fresh and s.mode == 'no' and askedHere) or (cur[3] == 'd' and cur[4] == s.msgId) then
+      redis.call('HSET', rk, 's', 'd', 'm', s.msgId)
+      s.mark, s.result = s.nonce .. '|' .. s.h, { 'denied', cur[1], s.h, s.origin }
+      return 'mark'
+    end
+    if open then
+      s.sid, s.rj = s.newSid, s.newRj
+      redis.call('HSET', rk, 's', 'm', 'm', s.msgId, 'u', s.uid, 'd', s.sid, 'j', s.rj)
+      -- kept past the PIN's lifetime for the grace period, so the login can be collected
+      local keep = math.max(tonumber(cur[2]) - now, s.grace)
+      if redis.call('PTTL', rk) < keep then redis.call('PEXPIRE', rk, keep) end
+    elseif cur[3] == 'm' and cur[4] == s.msgId then
+      -- this job's claim (a retry): finish it with the ids it stored
+      s.uid, s.sid, s.rj = cur[5], cur[6], cur[7]
+    elseif cur[3] == 'v' and cur[4] == s.msgId then
+      -- this job's login, stored and not collected: announced again
+      return nil, { 'completed', cur[1], s.h, cur[9] }
+    elseif s.ours then
+      return done()
+    else
+      return nil, login_nomatch(s)
+    end
+    s.mark = s.nonce .. '|' .. s.h .. '|' .. s.sid .. '|' .. s.uid
+    return 'mark'
+  end,
+}
+
+-- the chat question: this phone's answer names the registration until the PIN expires
+LOGIN_STEPS.ask = {
+  keys = function(s) return { { 'confirm', s.phone } } end,
+  run = function(s, k)
+    redis.call('SET', k[1], s.h, 'PXAT', s.x)
+    return nil, { 'ask', s.pinId, s.h, s.x, s.origin }
+  end,
+}
+
+-- the message remembers its claim before anything else is freed, so a retry finds it its own
+LOGIN_STEPS.mark = {
+  keys = function(s) return { { 'msg', s.msgId } } end,
+  run = function(s, k)
+    redis.call('SET', k[1], s.mark, 'KEEPTTL')
+    return 'freeEmoji'
+  end,
+}
+
+-- the emoji string is free for new registrations from the moment of the login (or the NO)
+LOGIN_STEPS.freeEmoji = {
+  keys = function(s) return { { 'emo', s.regE } } end,
+  run = function(s, k)
+    login_release(k[1], s.h)
+    return s.regPh and 'freeQuestion' or 'inactive'
+  end,
+}
+
+LOGIN_STEPS.freeQuestion = {
+  keys = function(s) return { { 'confirm', s.regPh } } end,
+  run = function(s, k)
+    login_release(k[1], s.h)
+    return 'inactive'
+  end,
+}
+
+-- no longer pending: out of the expiry sweep's set
+LOGIN_STEPS.inactive = {
+  keys = function(s) return { { 'active', s.h } } end,
+  run = function(s, k)
+    redis.call('ZREM', k[1], s.h)
+    if s.result then return nil, s.result end
+    return 'user'
+  end,
+}
+
+-- the user (written if absent) and the session, with the user's session index: one user's tag
+LOGIN_STEPS.user = {
+  keys = function(s) return { { 'user', s.uid }, { 'usess', s.uid }, { 'sess', s.uid, s.sid } } end,
+  run = function(s, k)
+    local uk, ik, sk, now = k[1], k[2], k[3], login_now()
+    if redis.call('EXISTS', uk) == 0 then
+      redis.call('HSET', uk, 'id', s.uid, 'name', s.name, 'surname', s.surname,
+        'phone', s.phone, 'roles', '["user"]', 'createdAt', now)
+    end
+    if redis.call('EXISTS', sk) == 0 then
+      redis.call('HSET', sk, 'u', s.uid, 'r', s.rj, 'c', now, 'l', now, 'o', s.origin)
+      redis.call('PEXPIRE', sk, s.sessTtl)
+      -- the index: expired members trimmed here, the oldest closed past the cap
+      redis.call('ZREMRANGEBYSCORE', ik, '-inf', now)
+      redis.call('ZADD', ik, now + s.sessTtl, s.sid)
+      local over = redis.call('ZCARD', ik) - s.maxSessions
+      if over > 0 then
+        for _, old in ipairs(redis.call('ZRANGE', ik, 0, over - 1)) do
+          redis.call('DEL', string.sub(sk, 1, #sk - #s.sid) .. old)
+        end
+        redis.call('ZREMRANGEBYRANK', ik, 0, over - 1)
+      end
+      redis.call('PEXPIRE', ik, s.sessTtl)
+    end
+    local u = redis.call('HMGET', uk, 'id', 'name', 'surname', 'phone', 'roles')
+    return nil, { 'claimed', s.pinId, s.h, s.sid, s.rj, u[1] or s.uid, u[2] or '', u[3] or '', u[4] or s.phone, u[5] or '["user"]' }
+  end,
+}
+
+-- this job's login was collected or cancelled: is the session it opened still open?
+LOGIN_STEPS.done = {
+  keys = function(s) return { { 'sess', s.ourUid or '', s.ourSid } } end,
+  run = function(s, k)
+    return nil, { 'done', redis.call('EXISTS', k[1]) == 1 and '1' or '0' }
+  end,
+}

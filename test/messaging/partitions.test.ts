@@ -1,0 +1,84 @@
+import { expect } from 'chai';
+import { Queue } from 'bullmq';
+import { evolutionMessage } from '../helpers/gateway.js';
+import { randomEmoji, randomPhone, randomPin } from '../helpers/flow.js';
+import { eventually, post } from '../helpers/http.js';
+import { startStack, type Stack } from '../helpers/processes.js';
+import { REDIS_URL, testRedis } from '../helpers/redis.js';
+import { keys } from '../../src/redis/keys.js';
+import type { InboundJob } from '../../src/queues/jobs.js';
+import { inboundQueueName, partitionOf } from '../../src/queues/partitions.js';
+import { postWebhook } from './support.js';
+
+const PARTITIONS = 3;
+const LOGINS = 30;
+
+/**
+ * INBOUND_PARTITIONS = 3 on one Redis: each accepted message waits in the stream of its id's
+ * partition, the pumps move each stream onto its own queue, and every message still ends in
+ * exactly one login (a redelivery included). On a cluster this is what spreads the inbound
+ * path over shards (queues/partitions.ts); here it checks the routing and the completeness.
+ */
+describe('messaging: the inbound path in partitions', function () {
+  let stack: Stack;
+  const redis = testRedis();
+  const url = new URL(REDIS_URL);
+  let queues: Queue[] = [];
+
+  before(async function () {
+    stack = await startStack({ name: 'parts', webs: 1, workers: 0, env: { CHAT_REPLIES: 'false', INBOUND_PARTITIONS: String(PARTITIONS) } });
+    queues = Array.from({ length: PARTITIONS }, (_, k) =>
+      new Queue(inboundQueueName(k), { connection: { host: url.hostname, port: Number(url.port || 6379) }, prefix: keys(stack.prefix).queuePrefix(inboundQueueName(k)) }),
+    );
+  });
+  after(async function () {
+    await Promise.all(queues.map((q) => q.close()));
+    redis.disconnect();
+    await stack?.stop();
+  });
+
+  it('hashes message ids evenly and stably', function () {
+    const counts = new Array<number>(PARTITIONS).fill(0);
+    for (let i = 0; i < 3000; i++) counts[partitionOf(`msg-${i}`, PARTITIONS)]!++;
+    for (const c of counts) expect(c).to.be.within(850, 1150);
+    expect(partitionOf('abc', PARTITIONS)).to.equal(partitionOf('abc', PARTITIONS));
+    expect(partitionOf('abc', 1)).to.equal(0);
+  });
+
+  it('routes each message to its partition and every partition logs in', async function () {
+    this.timeout(60000);
+    const logins = Array.from({ length: LOGINS }, (_, i) => ({ pin: randomPin(), emoji: randomEmoji(), id: `PART-${i}` }));
+    for (const l of logins) expect((await post(stack.url, '/register-pin', { pin: l.pin, emojiString: l.emoji })).status).to.equal(200);
+    const bodies = logins.map((l) => JSON.stringify(evolutionMessage({ text: `PIN: ${l.emoji}`, id: l.id, phone: randomPhone() })));
+    for (const raw of bodies) expect((await postWebhook(stack.url, raw)).status).to.equal(200);
+    expect((await postWebhook(stack.url, bodies[0]!)).status).to.equal(200);
+
+    // no worker yet: the messages wait, each in its partition's stream
+    const k = keys(stack.prefix);
+    let total = 0;
+    for (let p = 0; p < PARTITIONS; p++) {
+      const entries = await redis.xrange(k.inboundIntake(p), '-', '+');
+      expect(entries.length, `partition ${p}`).to.be.greaterThan(0);
+      for (const [, fields] of entries) expect(partitionOf((JSON.parse(fields[1]!) as InboundJob).message.id, PARTITIONS)).to.equal(p);
+      total += entries.length;
+    }
+    expect(total).to.equal(LOGINS + 1);
+
+    await stack.addWorker();
+    for (const l of logins) {
+      await eventually(async () => {
+        const r = await post<{ verified: boolean }>(stack.url, '/check-login', { pin: l.pin });
+        return r.status === 200 && r.body.verified ? true : undefined;
+      }, 30000, 100);
+    }
+    const completed = await eventually(async () => {
+      const c = await Promise.all(queues.map((q) => q.getJobCounts('completed', 'failed', 'waiting', 'active')));
+      return c.reduce((s, x) => s + (x.completed ?? 0), 0) === LOGINS ? c : undefined;
+    }, 20000, 100);
+    for (const c of completed) {
+      expect(c.completed).to.be.greaterThan(0);
+      expect(c.failed).to.equal(0);
+    }
+    for (let p = 0; p < PARTITIONS; p++) expect(await redis.xlen(k.inboundIntake(p))).to.equal(0);
+  });
+});
