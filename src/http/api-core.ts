@@ -74,9 +74,9 @@ export function apiHandlers(services: Services): Record<ApiRoute, ApiHandler> {
 
     /** GET /profile → `{success, user: {id, name, surname, phone, roles}}` (an open session's only). */
     async profile(call) {
-      const claims = await sessions.authenticate(bearer(call));
+      const { claims, user } = await sessions.profile(bearer(call));
       call.claims = claims;
-      return { success: true, user: await sessions.user(claims.sub) };
+      return { success: true, user };
     },
 
     /**
