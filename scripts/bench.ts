@@ -10,11 +10,12 @@ import { curveTables, rows, table, writeJson, type Figures } from './bench/repor
 import { endpoints } from './bench/scenarios/endpoints.js';
 import { ingestion } from './bench/scenarios/ingestion.js';
 import { login } from './bench/scenarios/login.js';
+import { loginCosts } from './bench/scenarios/login-cost.js';
 import { memory } from './bench/scenarios/memory.js';
 import { Stack } from './bench/stack.js';
 
 /**
- * `npm run bench [-- --quick] [-- --only=ingestion,login,endpoints,memory] [-- --profile] [-- --out=dir]`:
+ * `npm run bench [-- --quick] [-- --only=ingestion,login,endpoints,memory,cost] [-- --profile] [-- --out=dir]`:
  * the service (two web nodes, one to four workers, built JavaScript, production settings) on
  * loopback beside a bare Koa baseline, every figure printed beside its target, the curves as
  * tables, all written to bench/results/latest.json and drawn in latest.html beside it.
@@ -55,6 +56,7 @@ try {
     if (name === 'login') figures.login = await login(ctx);
     if (name === 'endpoints') figures.endpoints = await endpoints(ctx);
     if (name === 'memory') figures.memory = await memory(ctx);
+    if (name === 'cost') figures.cost = await loginCosts(ctx);
   }
 } catch (err) {
   failed = true;

@@ -7,7 +7,8 @@
  * there instead of bench/results/. `--rounds=N` sets the baseline/service alternations of the
  * ingestion and endpoint scenarios: more rounds give a steadier median on a busy machine.
  */
-export const SCENARIOS = ['ingestion', 'login', 'endpoints', 'memory'] as const;
+// `cost` runs last: its replies leave keys that expire within minutes, which would move the memory curves
+export const SCENARIOS = ['ingestion', 'login', 'endpoints', 'memory', 'cost'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 export type Mode = 'full' | 'quick' | 'smoke';
 
@@ -26,6 +27,8 @@ export interface Sizes {
   /** worker processes for the throughput curve, and the backlog each count drains */
   workerCounts: number[];
   workerLogins: number;
+  /** logins of each run of the cost-per-login table (confirmation off, replies on, confirmation on) */
+  costLogins: number;
   /** endpoints: baseline/service alternations and seconds of each */
   endpointRounds: number;
   endpointSeconds: number;
@@ -59,6 +62,7 @@ const QUICK: Sizes = {
   loginWarmupSeconds: 0.3,
   workerCounts: [1, 2, 4],
   workerLogins: 1200,
+  costLogins: 400,
   endpointRounds: 1,
   endpointSeconds: 1,
   verifiedLogins: 1000,
@@ -78,6 +82,7 @@ const FULL: Sizes = {
   loginWarmupSeconds: 2,
   workerCounts: [1, 2, 4],
   workerLogins: 10_000,
+  costLogins: 5000,
   endpointRounds: 3,
   endpointSeconds: 3,
   verifiedLogins: 6000,
@@ -98,6 +103,7 @@ const SMOKE: Sizes = {
   loginWarmupSeconds: 0.2,
   workerCounts: [1, 2],
   workerLogins: 60,
+  costLogins: 20,
   endpointRounds: 1,
   endpointSeconds: 0.3,
   verifiedLogins: 40,

@@ -44,10 +44,20 @@ export const phoneFor = (n: number): string => `+55119${String(10_000_000 + (n %
 
 const NAMES = ['Ana Souza', 'João Silva', 'Zoë Müller', 'Chidi Okafor', 'Mei Lin', 'Ravi', 'Ólafur Þór'];
 
-/** The body Evolution API v2 posts for an incoming text message. */
+/** The body Evolution API v2 posts for an incoming text message: `PIN: <emoji>` from phoneFor(n). */
 export function evolutionBody(n: number, emoji: string, phone = phoneFor(n)): string {
+  return evolutionText(n, `PIN: ${emoji}`, '3EB0', phone);
+}
+
+/** Login n's answer to the confirmation question (its own message id), from the same phone. */
+export function answerBody(n: number, text = 'YES'): string {
+  return evolutionText(n, text, '3EB1', phoneFor(n));
+}
+
+/** `idPrefix` keeps the message ids of codes and answers apart (the worker de-duplicates by id). */
+function evolutionText(n: number, text: string, idPrefix: string, phone: string): string {
   const digits = phone.replace(/^\+/, '');
-  const id = '3EB0' + n.toString(16).toUpperCase().padStart(8, '0') + RUN.toUpperCase();
+  const id = idPrefix + n.toString(16).toUpperCase().padStart(8, '0') + RUN.toUpperCase();
   return JSON.stringify({
     event: 'messages.upsert',
     instance: 'bench-instance',
@@ -55,7 +65,7 @@ export function evolutionBody(n: number, emoji: string, phone = phoneFor(n)): st
       key: { remoteJid: `${digits}@s.whatsapp.net`, fromMe: false, id },
       pushName: NAMES[n % NAMES.length],
       status: 'DELIVERY_ACK',
-      message: { conversation: `PIN: ${emoji}`, messageContextInfo: { deviceListMetadataVersion: 2 } },
+      message: { conversation: text, messageContextInfo: { deviceListMetadataVersion: 2 } },
       messageType: 'conversation',
       messageTimestamp: Math.floor(Date.now() / 1000),
       instanceId: '6e1f3c1a-5b7e-4a4f-9f2d-6b7c1f0e2a11',

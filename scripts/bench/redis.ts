@@ -66,6 +66,18 @@ export async function redisCpuMs(redis: Redis): Promise<number> {
   return (field('used_cpu_sys') + field('used_cpu_user')) * 1000;
 }
 
+/**
+ * Commands the Redis server has run so far (INFO commandstats, every command's calls summed:
+ * script calls and the commands each script ran). The whole server: exact on a private Redis,
+ * an upper bound on a shared one.
+ */
+export async function redisCommands(redis: Redis): Promise<number> {
+  const info = await redis.info('commandstats');
+  let calls = 0;
+  for (const m of info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) calls += Number(m[1]);
+  return calls;
+}
+
 /** MEMORY USAGE summed over the prefix's keys, by key class: this benchmark's data only. */
 export async function prefixMemory(redis: Redis, prefix: string): Promise<Map<string, { keys: number; bytes: number }>> {
   const byClass = new Map<string, { keys: number; bytes: number }>();

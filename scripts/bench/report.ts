@@ -5,6 +5,7 @@ import type { Paired } from './baseline.js';
 import type { EndpointFigures } from './scenarios/endpoints.js';
 import type { IngestionFigures } from './scenarios/ingestion.js';
 import type { LoginFigures } from './scenarios/login.js';
+import type { CostMode, CostPoint } from './scenarios/login-cost.js';
 import type { MemoryFigures } from './scenarios/memory.js';
 
 /**
@@ -16,6 +17,8 @@ export interface Figures {
   login?: LoginFigures;
   endpoints?: EndpointFigures;
   memory?: MemoryFigures;
+  /** one worker: what a login costs with confirmation off, with the reply, with confirmation on */
+  cost?: CostPoint[];
 }
 
 export interface Row {
@@ -98,9 +101,19 @@ export function rows(f: Figures): Row[] {
     if (one) {
       add(s, 'logins/s, one worker (backlog)', one.perSecond, `(${one.loggedIn}/${one.logins} in ${one.seconds} s)`, target(one.perSecond, '≥', TARGETS.workerLoginsPerSecond));
       add(s, 'CPU per login: worker / Redis', one.cpuPerLogin, `ms / ${one.redisCpuPerLogin} ms`);
+      add(s, 'Redis commands per login (commandstats)', one.redisCommandsPerLogin, '');
     }
     const lost = f.login.workers.reduce((a, w) => a + w.lost, 0);
     add(s, 'logins lost in the worker runs', lost, '', target(lost, '=', 0));
+  }
+  if (f.cost) {
+    const s = 'cost per login';
+    const confirmed = f.cost.find((c) => c.mode === 'confirmed');
+    if (confirmed) {
+      add(s, 'confirmed logins/s, one worker (code + YES)', confirmed.perSecond, `(${confirmed.cpuPerLogin} ms worker CPU, ${confirmed.redisCommandsPerLogin} Redis commands a login)`);
+    }
+    const lost = f.cost.reduce((a, c) => a + c.logins - c.loggedIn, 0);
+    add(s, 'logins lost in the cost runs', lost, '', target(lost, '=', 0));
   }
   for (const [name, p] of endpointList(f)) {
     if (name === 'webhook ingestion') continue;
@@ -143,6 +156,12 @@ export function table(all: Row[]): string {
   );
 }
 
+const COST_LABEL: Record<CostMode, string> = {
+  off: 'confirmation off, no reply',
+  replies: 'confirmation off, "signed in" reply',
+  confirmed: 'confirmation on',
+};
+
 /** One table per curve, for the terminal (the HTML report draws them). */
 export function curveTables(f: Figures): string[] {
   const out: string[] = [];
@@ -171,8 +190,8 @@ export function curveTables(f: Figures): string[] {
     out.push(
       'Logins/s against worker processes (one Redis, backlog on a held queue)\n' +
         textTable(
-          ['workers', 'logins/s', 'logins', 'seconds', 'CPU ms/login (workers)', 'Redis CPU ms/login'],
-          f.login.workers.map((w) => [String(w.workers), n(w.perSecond), `${w.loggedIn}/${w.logins}`, n(w.seconds), n(w.cpuPerLogin), n(w.redisCpuPerLogin)]),
+          ['workers', 'logins/s', 'logins', 'seconds', 'CPU ms/login (workers)', 'Redis CPU ms/login', 'Redis commands/login'],
+          f.login.workers.map((w) => [String(w.workers), n(w.perSecond), `${w.loggedIn}/${w.logins}`, n(w.seconds), n(w.cpuPerLogin), n(w.redisCpuPerLogin), n(w.redisCommandsPerLogin)]),
         ),
     );
     out.push(
@@ -190,6 +209,15 @@ export function curveTables(f: Figures): string[] {
             String(p.missing + p.webhookFailures),
             p.saturated ? 'yes' : '',
           ]),
+        ),
+    );
+  }
+  if (f.cost) {
+    out.push(
+      'Cost per login, one worker: confirmation off (replies off / on) and on (code + YES, each answered)\n' +
+        textTable(
+          ['login', 'chat messages', 'logins/s', 'logins', 'worker CPU ms/login', 'Redis CPU ms/login', 'Redis commands/login'],
+          f.cost.map((c) => [COST_LABEL[c.mode], String(c.messagesPerLogin), n(c.perSecond), `${c.loggedIn}/${c.logins}`, n(c.cpuPerLogin), n(c.redisCpuPerLogin), n(c.redisCommandsPerLogin)]),
         ),
     );
   }

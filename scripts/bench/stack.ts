@@ -92,14 +92,17 @@ export class Stack {
     return worker!;
   }
 
-  /** Starts `count` worker processes side by side; resolves once every one serves the inbound queue. */
-  async startWorkers(count: number): Promise<Child[]> {
+  /**
+   * Starts `count` worker processes side by side; resolves once every one serves the inbound
+   * queue. `env` overrides the stack's settings for these workers only (e.g. LOGIN_CONFIRMATION).
+   */
+  async startWorkers(count: number, env: Record<string, string> = {}): Promise<Child[]> {
     const before = await this.inbound.workers();
     const workerCmd = procfileScript('worker');
     const started = Array.from({ length: count }, () => {
       const n = ++this.workerCount;
-      const env = { ...this.env, PORT: '0', INSTANCE_NAME: `bench-worker-${n}` };
-      const worker = spawnNode(`worker-${n}`, workerCmd.script, env, [...workerCmd.nodeArgs, ...this.opts.nodeArgs]);
+      const workerEnv = { ...this.env, ...env, PORT: '0', INSTANCE_NAME: `bench-worker-${n}` };
+      const worker = spawnNode(`worker-${n}`, workerCmd.script, workerEnv, [...workerCmd.nodeArgs, ...this.opts.nodeArgs]);
       this.workers.push(worker);
       this.opts.onStart?.(worker.name, worker.pid);
       return worker;

@@ -1,6 +1,7 @@
 import { Worker, type Processor } from 'bullmq';
 import { createSenders } from '../messaging/providers/index.js';
 import { createRedis } from '../redis/connection.js';
+import { coalesceWrites } from '../redis/write-coalescing.js';
 import { Notifier } from '../realtime/notifier.js';
 import type { Services } from '../services.js';
 import { QUEUE } from './jobs.js';
@@ -30,6 +31,9 @@ const SAFETY_SWEEP_MS = 30_000;
 export function startWorkers(services: Services, hooks: WorkerHooks = {}): WorkerHost {
   const { config, keys, log, redis } = services;
   const connection = createRedis(config.redis, 'worker', `pinauth:worker:${config.instanceName}`);
+  // BullMQ's finish-and-fetch goes on `connection`, the login scripts and the publish on `redis`
+  coalesceWrites(connection);
+  coalesceWrites(redis);
   const notifier = new Notifier(redis, keys.socketChannel(), config.redis.kind === 'cluster');
   const common = {
     connection,

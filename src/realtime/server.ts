@@ -6,7 +6,7 @@ import type { Services } from '../services.js';
 import { originOf, type Origin } from '../auth/origin.js';
 import { deliverAwaiting, deliverEnded, deliverExpiry, deliverLogin, isLoginResult } from './delivery.js';
 import { INTERNAL_EVENTS } from './events.js';
-import { bindHandlers } from './handlers.js';
+import { createHandlers } from './handlers.js';
 import { initSocketData } from './socket-state.js';
 import { EventThrottle } from './throttle.js';
 
@@ -98,11 +98,11 @@ export function attachRealtime(httpServer: HttpServer, services: Services): Real
     raw.request = null;
   });
 
-  const throttle = new EventThrottle(services.limits.socketBudget());
+  const bindHandlers = createHandlers(services, new EventThrottle(services.limits.socketBudget()));
   io.on('connection', (socket) => {
     const client = clientIps.get(socket.conn);
     initSocketData(socket, client?.ip ?? socket.handshake.address, client?.origin);
-    bindHandlers(socket, services, throttle);
+    bindHandlers(socket);
   });
 
   return {

@@ -18,7 +18,11 @@ interface Report {
   targets: Array<{ figure: string; target: string }>;
   figures: {
     ingestion: { accepted: number; lost: number; ratio: number };
-    login: { latency: Array<{ rate: number; clients: number; missing: number }>; workers: Array<{ workers: number; loggedIn: number; logins: number }> };
+    login: {
+      latency: Array<{ rate: number; clients: number; missing: number }>;
+      workers: Array<{ workers: number; loggedIn: number; logins: number; redisCommandsPerLogin: number }>;
+    };
+    cost: Array<{ mode: string; loggedIn: number; logins: number; messagesPerLogin: number; redisCommandsPerLogin: number }>;
     endpoints: Record<string, { service: { ok: number; failed: number }; baseline: { ok: number }; ratio: number; p99Ratio: number }>;
     memory: {
       registrations: Array<{ registrations: number; prefixBytesPerRegistration: number }>;
@@ -61,6 +65,11 @@ describe('benchmark report (smoke sizes)', function () {
     expect(report.figures.ingestion.accepted).to.be.greaterThan(0);
     expect(report.figures.ingestion.lost).to.equal(0);
     for (const w of report.figures.login.workers) expect(w.loggedIn, `${w.workers} workers`).to.equal(w.logins);
+    // the cost table: every login made, with confirmation on too (two chat messages each)
+    const costs = report.figures.cost;
+    expect(costs.map((c) => [c.mode, c.messagesPerLogin])).to.deep.equal([['off', 1], ['replies', 1], ['confirmed', 2]]);
+    for (const c of costs) expect(c.loggedIn, c.mode).to.equal(c.logins);
+    for (const c of costs) expect(c.redisCommandsPerLogin, c.mode).to.be.greaterThan(0);
   });
 
   it('has every curve, each point in order', () => {
@@ -91,7 +100,7 @@ describe('benchmark report (smoke sizes)', function () {
   });
 
   it('prints the figures and each curve as a table', () => {
-    for (const title of ['Throughput per endpoint', 'Logins/s against worker processes', 'Webhook → auth-success against offered load', 'Redis memory against active registrations', 'web-1 RSS against idle sockets']) {
+    for (const title of ['Throughput per endpoint', 'Logins/s against worker processes', 'Cost per login, one worker', 'Webhook → auth-success against offered load', 'Redis memory against active registrations', 'web-1 RSS against idle sockets']) {
       expect(stdout).to.include(title);
     }
   });

@@ -4,7 +4,7 @@ import { isOk, send } from '../load.js';
 import { queueLogins } from '../logins.js';
 import { emojiFor, phoneFor, pinFor } from '../payloads.js';
 import { cpuMs, type Child } from '../processes.js';
-import { benchRedis, CompletionCounter, redisCpuMs, type JobStages } from '../redis.js';
+import { benchRedis, CompletionCounter, redisCommands, redisCpuMs, type JobStages } from '../redis.js';
 import { closeAll, connectAll, inBatches, registerPin } from '../sockets.js';
 import { now, round, sleep, summarise, type LatencySummary } from '../stats.js';
 import { keys } from '../../../src/redis/keys.js';
@@ -49,6 +49,8 @@ export interface WorkerPoint {
   /** worker CPU ms per login (all workers), and Redis CPU ms per login (the whole server) */
   cpuPerLogin: number;
   redisCpuPerLogin: number;
+  /** Redis commands per login (INFO commandstats: script calls and the commands inside them; the whole server) */
+  redisCommandsPerLogin: number;
   perSecond: number;
   seconds: number;
   lost: number;
@@ -221,10 +223,12 @@ async function workerThroughput(ctx: BenchContext, count: number): Promise<Worke
   const redis = benchRedis();
   const cpuAtStart = workers.reduce((a, w) => a + cpuMs(w.pid), 0);
   const redisAtStart = await redisCpuMs(redis);
+  const commandsAtStart = await redisCommands(redis);
   await stack.inbound.resume();
   const done = await counter.waitFor(accepted, sizes.drainTimeoutMs);
   const cpu = workers.reduce((a, w) => a + cpuMs(w.pid), 0) - cpuAtStart;
   const redisCpu = (await redisCpuMs(redis)) - redisAtStart;
+  const commands = (await redisCommands(redis)) - commandsAtStart;
   redis.disconnect();
   await counter.close();
   const loggedIn = done.outcomes['logged-in'] ?? 0;
@@ -237,6 +241,7 @@ async function workerThroughput(ctx: BenchContext, count: number): Promise<Worke
     cpuPerLogin: round(cpu / Math.max(1, done.distinct), 3),
     // every process's Redis work in that time, not only the workers': noisy on a shared Redis
     redisCpuPerLogin: round(redisCpu / Math.max(1, done.distinct), 3),
+    redisCommandsPerLogin: round(commands / Math.max(1, done.distinct), 1),
     perSecond: round(loggedIn / span),
     seconds: round(span, 2),
     // every accepted chat message quoted a pending registration: each must have logged in

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { emojiFromChat } from '../../../src/messaging/pin-text.js';
-import { emojiHash, isEmojiString, normaliseEmoji } from '../../../src/registrations/emoji.js';
+import { emojiClusters, emojiHash, isEmojiString, normaliseEmoji } from '../../../src/registrations/emoji.js';
 
 /** Emoji strings: what counts as one, how both sides of a match are normalised. */
 describe('core unit: emoji strings', function () {
@@ -31,5 +31,17 @@ describe('core unit: emoji strings', function () {
     for (const s of ['PIN: abc', 'PIN:', 'PIN 🍎', 'my PIN: 🍎', 'hello', '🍎'.repeat(17)]) {
       expect(emojiFromChat(s), s).to.equal(null);
     }
+  });
+
+  it('splits into the grapheme clusters Intl.Segmenter finds, on its fast path too', function () {
+    const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+    const clusters = (t: string): string[] => [...segmenter.segment(t.normalize('NFC').replace(/\s+/gu, ''))].map((s) => s.segment);
+    const cases = ['🍎🚀🐱', '🍎 🚀', '©🍎', '👍🏽🍎', '🍎👍🏽', '🇧🇷🍎', '🍎🇧🇷🇺🇸', '❤️🍎', '👨‍👩‍👧🚀', '1️⃣🍎', '🏳️‍🌈'];
+    for (const t of cases) expect(emojiClusters(t), t).to.deep.equal(clusters(t));
+    // a skin tone glues onto whatever precedes it: apple + tone is one cluster, and no emoji
+    expect(emojiClusters('🍎🏽')).to.equal(null);
+    // a lone regional indicator pairs with the next one, never stands alone as an emoji
+    expect(emojiClusters('🇧🍎')).to.equal(null);
+    expect(emojiClusters('🍎a')).to.equal(null);
   });
 });
