@@ -4,7 +4,8 @@
  * full range (10,000 sockets, 100,000 registrations). `--smoke` is the tiny size the report test
  * uses (every code path, no meaningful figure). `--only a,b` runs some scenarios; `--profile`
  * starts the service with `node --cpu-prof`; `--out=<dir>` writes latest.json and latest.html
- * there instead of bench/results/.
+ * there instead of bench/results/. `--rounds=N` sets the baseline/service alternations of the
+ * ingestion and endpoint scenarios: more rounds give a steadier median on a busy machine.
  */
 // `cost` runs last: its replies leave keys that expire within minutes, which would move the memory curves
 export const SCENARIOS = ['ingestion', 'login', 'endpoints', 'memory', 'cost'] as const;
@@ -119,6 +120,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   const profile = argv.includes('--profile');
   const onlyArg = argv.find((a) => a.startsWith('--only='));
   const outArg = argv.find((a) => a.startsWith('--out='));
+  const roundsArg = argv.find((a) => a.startsWith('--rounds='));
   let scenarios: ScenarioName[] = [...SCENARIOS];
   if (onlyArg) {
     const wanted = onlyArg.slice('--only='.length).split(',');
@@ -127,9 +129,14 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     scenarios = SCENARIOS.filter((s) => wanted.includes(s));
   }
   const known = new Set(['--quick', '--smoke', '--profile']);
-  const stray = argv.filter((a) => !known.has(a) && !a.startsWith('--only=') && !a.startsWith('--out='));
-  if (stray.length > 0) throw new Error(`unknown argument ${stray.join(' ')} (use --quick, --profile, --only=${SCENARIOS.join(',')}, --out=<dir>)`);
+  const stray = argv.filter((a) => !known.has(a) && !a.startsWith('--only=') && !a.startsWith('--out=') && !a.startsWith('--rounds='));
+  if (stray.length > 0) throw new Error(`unknown argument ${stray.join(' ')} (use --quick, --profile, --only=${SCENARIOS.join(',')}, --out=<dir>, --rounds=N)`);
   const mode: Mode = smoke ? 'smoke' : quick ? 'quick' : 'full';
-  const sizes = mode === 'smoke' ? SMOKE : mode === 'quick' ? QUICK : FULL;
+  let sizes = mode === 'smoke' ? SMOKE : mode === 'quick' ? QUICK : FULL;
+  if (roundsArg) {
+    const rounds = Number(roundsArg.slice('--rounds='.length));
+    if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds wants a whole number ≥ 1, got ${roundsArg}`);
+    sizes = { ...sizes, ingestionRounds: rounds, endpointRounds: rounds };
+  }
   return { mode, profile, scenarios, sizes, outDir: outArg ? outArg.slice('--out='.length) : undefined };
 }

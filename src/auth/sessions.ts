@@ -62,6 +62,18 @@ export class Sessions {
     return claims;
   }
 
+  /**
+   * GET /profile: the verified token's user, its session checked open in the same round trip
+   * (both reads go out together; the user is only returned once the session's owner matched).
+   */
+  async profile(bearer: string | undefined): Promise<{ claims: TokenClaims; user: User }> {
+    if (!bearer) throw new AppError('AUTHENTICATION_FAILED', 'Missing bearer token');
+    const claims = this.tokens.verify(bearer, 'access');
+    const [owner, h] = await Promise.all([this.redis.hget(this.keys.session(claims.sub, claims.sid), 'u'), this.redis.hgetall(this.keys.user(claims.sub))]);
+    if (owner !== claims.sub) throw new AppError('AUTHENTICATION_FAILED', 'Session closed');
+    return { claims, user: userFrom(h) };
+  }
+
   /** `{refreshToken}` form: rotate the presented refresh token. */
   async refreshWithToken(access: TokenClaims, refreshToken: string): Promise<IssuedPair> {
     const refresh = this.tokens.verify(refreshToken, 'refresh');
@@ -145,16 +157,19 @@ export class Sessions {
   }
 
   async user(id: string): Promise<User> {
-    const h = await this.redis.hgetall(this.keys.user(id));
-    if (!h.id) throw new AppError('AUTHENTICATION_FAILED', 'User not found');
-    return {
-      id: h.id,
-      name: h.name ?? '',
-      surname: h.surname ?? '',
-      phone: h.phone ?? '',
-      roles: parseRoles(h.roles),
-    };
+    return userFrom(await this.redis.hgetall(this.keys.user(id)));
   }
+}
+
+function userFrom(h: Record<string, string>): User {
+  if (!h.id) throw new AppError('AUTHENTICATION_FAILED', 'User not found');
+  return {
+    id: h.id,
+    name: h.name ?? '',
+    surname: h.surname ?? '',
+    phone: h.phone ?? '',
+    roles: parseRoles(h.roles),
+  };
 }
 
 function parseRoles(raw: string | undefined): string[] {

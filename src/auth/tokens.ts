@@ -62,8 +62,19 @@ function parseSegment(segment: string): unknown {
 
 const invalid = (): AppError => new AppError('AUTHENTICATION_FAILED', 'Invalid or expired token');
 
+/**
+ * Access tokens already verified, by their exact text: an app polls /profile (and the other
+ * protected endpoints) with the same token until it expires, and the signature check (ES256:
+ * about 90 µs) was most of such a request's CPU. Bounded: the oldest entry makes room (about
+ * 0.4 KB each, so at most a few MB). Only the signature and the claims' shape are remembered;
+ * time (exp, nbf) and type are checked on every use, and the session is still read from Redis
+ * by whoever needs it open (sessions.ts), so a closed session is refused at once.
+ */
+export const VERIFIED_ACCESS_TOKENS = 10_000;
+
 export class TokenService {
   private ring: KeyRing | undefined;
+  private readonly verified = new Map<string, TokenClaims>();
 
   constructor(
     private readonly settings: TokenSettings,
@@ -75,6 +86,8 @@ export class TokenService {
   /** Installs the ring (at start, once Redis has given the generated key if there is one). */
   useKeys(ring: KeyRing): void {
     this.ring = ring;
+    // a token is only as good as the key that signed it: another ring verifies everything again
+    this.verified.clear();
   }
 
   get keys(): KeyRing {
@@ -108,6 +121,27 @@ export class TokenService {
    * AUTHENTICATION_FAILED, except an expired refresh token, which is REFRESH_TOKEN_EXPIRED.
    */
   verify(token: string, typ: TokenType, opts: { allowExpired?: boolean } = {}): TokenClaims {
+    const claims = this.verified.get(token) ?? this.verifySignature(token);
+    const now = Math.floor(Date.now() / 1000);
+    if (claims.nbf !== undefined && claims.nbf > now) throw invalid();
+    if (now >= claims.exp && opts.allowExpired !== true) {
+      if (claims.typ === 'refresh' && typ === 'refresh') throw new AppError('REFRESH_TOKEN_EXPIRED');
+      throw invalid();
+    }
+    if (claims.typ !== typ) throw invalid();
+    if (typ === 'access' && now < claims.exp) this.remember(token, claims);
+    return claims;
+  }
+
+  /** Remembers a verified access token (cache above); refresh tokens are presented once each. */
+  private remember(token: string, claims: TokenClaims): void {
+    if (this.verified.has(token)) return;
+    if (this.verified.size >= VERIFIED_ACCESS_TOKENS) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, claims);
+  }
+
+  /** Key, algorithm, signature, issuer and the claims' shape: what does not change with time. */
+  private verifySignature(token: string): TokenClaims {
     const first = token.indexOf('.');
     const last = token.lastIndexOf('.');
     if (first <= 0 || last !== token.indexOf('.', first + 1) || last === token.length - 1) throw invalid();
@@ -122,13 +156,6 @@ export class TokenService {
     if (!SEGMENT.test(signature) || !key.verify(token.slice(0, last), Buffer.from(signature, 'base64url'))) throw invalid();
     const claims = parseSegment(token.slice(first + 1, last));
     if (!isClaims(claims) || claims.iss !== this.settings.issuer) throw invalid();
-    const now = Math.floor(Date.now() / 1000);
-    if (claims.nbf !== undefined && claims.nbf > now) throw invalid();
-    if (now >= claims.exp && opts.allowExpired !== true) {
-      if (claims.typ === 'refresh' && typ === 'refresh') throw new AppError('REFRESH_TOKEN_EXPIRED');
-      throw invalid();
-    }
-    if (claims.typ !== typ) throw invalid();
     return claims;
   }
 }

@@ -2,7 +2,9 @@ import http from 'node:http';
 import { adminMiddleware } from '../http/admin/index.js';
 import { AdminLoginThrottle } from '../http/admin/login-throttle.js';
 import { metricsHooks } from '../http/admin/request-metrics.js';
-import { createApp } from '../http/app.js';
+import { API_BODY_BYTES, createApp } from '../http/app.js';
+import { apiHandlers } from '../http/api-core.js';
+import { fastApi } from '../http/fast-api.js';
 import { fastWebhook } from '../http/fast-webhook.js';
 import { createWebhookAcceptor } from '../http/webhook-core.js';
 import { createClusterGauges } from '../observability/cluster-gauges.js';
@@ -41,10 +43,14 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
   const acceptWebhook = createWebhookAcceptor(services, hooks.webhook);
   const oidc = config.oidc ? oidcMiddleware(services, config.oidc) : undefined;
   const throttle = new AdminLoginThrottle(services.redis, services.keys, config.rateLimits.adminFailuresPer15Minutes, config.rateLimits.ipv6PrefixLength, log);
-  const app = createApp(services, { ...hooks, acceptWebhook, oidc, before: adminMiddleware(config, services.queues.all(), render, throttle) });
+  // one instance of each handler for Koa's routes and the lean handlers in front of it
+  const api = apiHandlers(services);
+  const app = createApp(services, { ...hooks, acceptWebhook, api, oidc, before: adminMiddleware(config, services.queues.all(), render, throttle) });
   if (config.oidc) log.info('OpenID provider enabled', { issuer: config.oidc.issuer, clients: config.oidc.clients.length });
-  const onDone = (route: string, status: number, seconds: number) => metrics.web.requestDone('POST', route, status, seconds);
-  const server = http.createServer(await fastWebhook({ accept: acceptWebhook, log, onDone }, app.callback()));
+  const onDone = (method: string, route: string, status: number, seconds: number) => metrics.web.requestDone(method, route, status, seconds);
+  const lean = { log, onDone };
+  const koa = await fastApi({ ...lean, api, bodyLimit: API_BODY_BYTES, trustProxy: config.trustProxy, cors: config.corsOrigins.length > 0 }, app.callback());
+  const server = http.createServer(await fastWebhook({ ...lean, accept: acceptWebhook }, koa));
   // Longer than any load balancer's idle timeout (Heroku's router: 55 s), so it closes first.
   server.keepAliveTimeout = 61_000;
   server.headersTimeout = 65_000;

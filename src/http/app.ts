@@ -20,13 +20,18 @@ import { registerRegisterPinRoute } from './routes/register-pin.js';
 import { registerSendMessageRoute } from './routes/send-message.js';
 import { registerSessionsRoutes } from './routes/sessions.js';
 import { createWebhookAcceptor, type AcceptWebhook, type WebhookHooks } from './webhook-core.js';
+import { apiHandlers, type ApiHandler, type ApiRoute } from './api-core.js';
 
-export const API_BODY_LIMIT = '16kb';
+/** the API's JSON bodies (the webhook has its own limit) */
+export const API_BODY_BYTES = 16 * 1024;
+export const API_BODY_LIMIT = `${API_BODY_BYTES}b`;
 
 export interface AppHooks {
   webhook?: WebhookHooks;
   /** the webhook core to share with the lean handler in front of Koa (made from `webhook` when absent) */
   acceptWebhook?: AcceptWebhook;
+  /** the polled endpoints' handlers to share with the lean handler in front of Koa (made here when absent) */
+  api?: Record<ApiRoute, ApiHandler>;
   /** called once per request with its duration (metrics) */
   onRequest?: (ctx: AppContext, seconds: number) => void;
   /** extra middleware mounted before the API routes (dashboard, metrics, headers) */
@@ -53,7 +58,7 @@ export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppStat
   if (cors) app.use(cors);
   for (const mw of hooks.before ?? []) app.use(mw);
 
-  const router = createRouter(services, hooks.acceptWebhook ?? createWebhookAcceptor(services, hooks.webhook));
+  const router = createRouter(services, hooks.acceptWebhook ?? createWebhookAcceptor(services, hooks.webhook), hooks.api ?? apiHandlers(services));
   app.use(router.routes());
   // not `throw: true`: the thrown error would lose the Allow header (errors.ts answers instead)
   app.use(router.allowedMethods());
@@ -64,14 +69,14 @@ export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppStat
  * Every route of the API and the pages. Each one is described in src/openapi/paths.ts, and
  * test/openapi/routes.test.ts compares this router's routes with that list.
  */
-export function createRouter(services: Services, acceptWebhook: AcceptWebhook): Router<AppState> {
+export function createRouter(services: Services, acceptWebhook: AcceptWebhook, api: Record<ApiRoute, ApiHandler> = apiHandlers(services)): Router<AppState> {
   const router = new Router<AppState>();
   registerHealthRoute(router, services);
   registerJwksRoute(router, services);
-  registerRegisterPinRoute(router, services, API_BODY_LIMIT);
-  registerCheckLoginRoute(router, services, API_BODY_LIMIT);
-  registerRefreshTokenRoute(router, services, API_BODY_LIMIT);
-  registerProfileRoute(router, services);
+  registerRegisterPinRoute(router, api.registerPin, API_BODY_LIMIT);
+  registerCheckLoginRoute(router, api.checkLogin, API_BODY_LIMIT);
+  registerRefreshTokenRoute(router, api.refreshToken, API_BODY_LIMIT);
+  registerProfileRoute(router, api.profile);
   registerLogoutRoute(router, services, API_BODY_LIMIT);
   registerSendMessageRoute(router, services, API_BODY_LIMIT);
   registerSessionsRoutes(router, services);

@@ -6,6 +6,7 @@ import { createPartitionedIntake } from '../messaging/intake.js';
 import type { Logger } from '../observability/logger.js';
 import type { WebhookRoute } from '../messaging/webhook-path.js';
 import type { Services } from '../services.js';
+import { JSON_TYPE, readBody, TooLarge } from './read-body.js';
 
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 /**
@@ -37,45 +38,6 @@ export interface WebhookReceipt {
 
 /** Reads one webhook request and answers it: a receipt, or a thrown AppError. */
 export type AcceptWebhook = (req: IncomingMessage, route: WebhookRoute, log: () => Logger) => Promise<WebhookReceipt>;
-
-class TooLarge extends Error {}
-
-/** `application/json` or any `<type>/<subtype>+json`, parameters allowed (what Koa's `ctx.is` accepts). */
-const JSON_TYPE = /^(?:application\/json|[\w.!#$%&'*^`|~-]+\/[\w.!#$%&'*^`|~-]+\+json)\s*(?:;|$)/i;
-
-/**
- * The exact bytes of the body, up to the limit: TooLarge as soon as the declared or received
- * length passes it (the rest is left unread: see drain).
- */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > limit) return Promise.reject(new TooLarge());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        done();
-        req.pause();
-        reject(new TooLarge());
-      } else chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      done();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    };
-    // the client went away mid-body: nobody is left to answer, nothing was accepted
-    const onClose = (): void => {
-      done();
-      reject(new AppError('VALIDATION_ERROR', 'Request body incomplete'));
-    };
-    const done = (): void => {
-      req.off('data', onData).off('end', onEnd).off('aborted', onClose).off('error', onClose);
-    };
-    req.on('data', onData).on('end', onEnd).on('aborted', onClose).on('error', onClose);
-  });
-}
 
 /**
  * Reads the rest of an over-limit body and throws it away, so the answer reaches a gateway that

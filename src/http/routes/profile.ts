@@ -1,10 +1,8 @@
-import type { Services } from '../../services.js';
+import type { ApiHandler } from '../api-core.js';
 import type { AppRouter } from '../context.js';
-import { authenticate } from '../middleware/authenticate.js';
+import { koaApi } from '../koa-api.js';
 
-/** GET /profile → `{success, user: {id, name, surname, phone, roles}}`. */
-export function registerProfileRoute(router: AppRouter, services: Services): void {
-  router.get('/profile', authenticate(services.sessions), async (ctx) => {
-    ctx.body = { success: true, user: await services.sessions.user(ctx.state.claims!.sub) };
-  });
+/** GET /profile (api-core.ts; the web role answers it in front of Koa: fast-api.ts). */
+export function registerProfileRoute(router: AppRouter, handler: ApiHandler): void {
+  router.get('/profile', koaApi(handler));
 }

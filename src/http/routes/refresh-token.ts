@@ -1,21 +1,12 @@
-import type { Services } from '../../services.js';
-import { validate } from '../../validation/validate.js';
+import type { ApiHandler } from '../api-core.js';
 import type { AppRouter } from '../context.js';
-import { authenticateAllowExpired } from '../middleware/authenticate.js';
+import { koaApi } from '../koa-api.js';
 import { jsonBody } from '../middleware/json-body.js';
 
 /**
- * POST /refresh-token, both body forms: `{refreshToken}` rotates that refresh token
- * (reuse closes the session); `{id}` needs an unexpired access token for that user.
+ * POST /refresh-token (api-core.ts; the web role answers it in front of Koa: fast-api.ts). The
+ * bearer token is checked before the body is read, so a request without one is told so first.
  */
-export function registerRefreshTokenRoute(router: AppRouter, services: Services, bodyLimit: string): void {
-  router.post('/refresh-token', authenticateAllowExpired(services.tokens), jsonBody(bodyLimit), async (ctx) => {
-    const body = validate.refresh(ctx.request.body);
-    const claims = ctx.state.claims!;
-    const pair =
-      body.refreshToken !== undefined
-        ? await services.sessions.refreshWithToken(claims, body.refreshToken)
-        : await services.sessions.refreshWithId(claims, body.id!);
-    ctx.body = { success: true, token: pair.token, refreshToken: pair.refreshToken };
-  });
+export function registerRefreshTokenRoute(router: AppRouter, handler: ApiHandler, bodyLimit: string): void {
+  router.post('/refresh-token', koaApi(handler, jsonBody(bodyLimit)));
 }

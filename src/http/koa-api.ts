@@ -1,0 +1,34 @@
+import type { Next } from 'koa';
+import type { Logger } from '../observability/logger.js';
+import type { ApiCall, ApiHandler } from './api-core.js';
+import type { AppContext } from './context.js';
+
+type BodyParser = (ctx: AppContext, next: Next) => Promise<void>;
+
+const nothing = async (): Promise<void> => undefined;
+
+/**
+ * A shared API handler (api-core.ts) as a Koa route: the body through the API's JSON parser
+ * (json-body.ts) when the handler asks for it, and the verified user handed back to the access
+ * line and to later log lines.
+ */
+export function koaApi(handler: ApiHandler, parseBody?: BodyParser) {
+  return async (ctx: AppContext): Promise<void> => {
+    let userLog: Logger | undefined;
+    const call: ApiCall = {
+      body: async () => {
+        if (parseBody) await parseBody(ctx, nothing);
+        return ctx.request.body;
+      },
+      ip: ctx.ip,
+      userAgent: ctx.get('user-agent'),
+      authorization: ctx.get('authorization'),
+      log: () => (call.claims ? (userLog ??= ctx.state.log.child({ userId: call.claims.sub })) : ctx.state.log),
+    };
+    try {
+      ctx.body = await handler(call);
+    } finally {
+      if (call.claims) ctx.state.claims = call.claims;
+    }
+  };
+}
