@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { AppError } from '../errors.js';
 import type { Keys } from '../redis/keys.js';
 import type { Scripts } from '../redis/scripts.js';
@@ -45,7 +45,7 @@ const iso = (ms: string): string => new Date(Number(ms) || 0).toISOString();
 
 export class Sessions {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly scripts: Scripts,
     private readonly keys: Keys,
     private readonly tokens: TokenService,

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import type { OutboundKind } from '../queues/jobs.js';
 import type { Keys } from '../redis/keys.js';
 import type { Scripts, Step } from '../redis/scripts.js';
@@ -33,7 +33,7 @@ const STATUSES: TrackedStatus[] = ['queued', 'sent', 'delivered', 'read', 'faile
 
 export class DeliveryTracker {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly scripts: Scripts,
     private readonly keys: Keys,
   ) {}

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { AppError } from '../errors.js';
 import { ACTIVE_BUCKETS, type Keys } from '../redis/keys.js';
 import { cancelCleanupSteps, cancelSteps, checkSteps, registerSteps } from './steps.js';
@@ -69,7 +69,7 @@ type ScriptAnswer = string[];
 
 export class Registrations {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly scripts: Scripts,
     private readonly keys: Keys,
     private readonly hasher: PinHasher,

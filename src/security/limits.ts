@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimitConfig } from '../config.js';
 import { AppError } from '../errors.js';
@@ -61,7 +61,7 @@ export class Limits {
   private readonly specs: Record<BudgetName, BudgetSpec>;
   private readonly plain: Record<PlainLimit, RateLimiterRedis>;
 
-  constructor(redis: Redis, private readonly keys: Keys, private readonly cfg: RateLimitConfig) {
+  constructor(redis: RedisClient, private readonly keys: Keys, private readonly cfg: RateLimitConfig) {
     this.specs = {
       register: { key: 'register', of: 'group', points: cfg.registerPerMinute, windowMs: 60_000, mode: 't' },
       check: { key: 'check', of: 'group', points: cfg.checkPerMinute, windowMs: 60_000, mode: 't' },
