@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { Sessions } from './auth/sessions.js';
 import { loadKeyRing } from './auth/key-ring.js';
@@ -8,7 +7,7 @@ import { WebhookAuth } from './messaging/webhook-auth.js';
 import type { Logger } from './observability/logger.js';
 import { ExpirySchedule } from './queues/expiry-schedule.js';
 import { createQueues, type Queues } from './queues/queues.js';
-import { createRedis } from './redis/connection.js';
+import { connect, type RedisClient } from './redis/connection.js';
 import { keys as makeKeys, type Keys } from './redis/keys.js';
 import { createReplicaBarrier, type ReplicaBarrier } from './redis/replicas.js';
 import { Scripts } from './redis/scripts.js';
@@ -24,7 +23,7 @@ import { Probes } from './security/probes.js';
 export interface Services {
   config: Config;
   log: Logger;
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   scripts: Scripts;
   queues: Queues;
@@ -45,7 +44,7 @@ export interface Services {
 }
 
 export function createServices(config: Config, log: Logger, role: string): Services {
-  const redis = createRedis(config.redis, 'command', `pinauth:${role}:${config.instanceName}`);
+  const redis = connect(config.redis, 'command', `pinauth:${role}:${config.instanceName}`);
   const keys = makeKeys(config.keyPrefix);
   const replicas = createReplicaBarrier(config.redis, {
     ...config.redisWait,

@@ -1,5 +1,5 @@
 import { createHash, createHmac, createSecretKey, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import type { Config } from '../config.js';
 import type { Keys } from '../redis/keys.js';
 import {
@@ -112,7 +112,7 @@ export class KeyRing {
  * otherwise one key of the algorithm is generated at the first start and kept in Redis, created
  * with SET NX so every node (and every later start) reads the same one.
  */
-export async function loadKeyRing(config: Config, redis: Redis, keys: Keys): Promise<KeyRing> {
+export async function loadKeyRing(config: Config, redis: RedisClient, keys: Keys): Promise<KeyRing> {
   if (config.jwtAlgorithm === 'HS256') return KeyRing.hmac(config.jwtSecret);
   if (config.jwtKeys.length > 0) return KeyRing.fromMaterial(config.jwtKeys, config.jwtActiveKid!);
   const alg = config.jwtAlgorithm as AsymmetricAlg;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { AppError } from '../errors.js';
 import type { Keys } from '../redis/keys.js';
 import type { Scripts } from '../redis/scripts.js';
@@ -45,7 +45,7 @@ const iso = (ms: string): string => new Date(Number(ms) || 0).toISOString();
 
 export class Sessions {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly scripts: Scripts,
     private readonly keys: Keys,
     private readonly tokens: TokenService,
@@ -99,7 +99,9 @@ export class Sessions {
     const issued = this.tokens.issuePair(userId, sid, user.roles, newShortId());
     const pair: IssuedPair = { token: issued.token, refreshToken: issued.refreshToken };
     const [outcome, kept = ''] = await this.scripts.strings('rotate-session', [
-      this.keys.prefix,
+      this.keys.session(userId, sid),
+      this.keys.userSessions(userId),
+      this.keys.rotation(userId, sid),
       sid,
       userId,
       presentedJti,
@@ -121,7 +123,7 @@ export class Sessions {
 
   /** The user's open sessions, oldest first. */
   async list(userId: string, currentSid: string): Promise<SessionView[]> {
-    const flat = await this.scripts.strings('list-sessions', [this.keys.prefix, userId]);
+    const flat = await this.scripts.strings('list-sessions', [this.keys.userSessions(userId), this.keys.session(userId, ''), userId]);
     const out: SessionView[] = [];
     for (let i = 0; i + 4 < flat.length; i += 5) {
       const origin = decodeOrigin(flat[i + 3]);
@@ -140,12 +142,12 @@ export class Sessions {
 
   /** Closes one of the user's sessions; false when there is none of that id (or it is another user's). */
   async end(userId: string, sid: string): Promise<boolean> {
-    return (await this.scripts.number('end-sessions', [this.keys.prefix, userId, sid])) > 0;
+    return (await this.scripts.number('end-sessions', [this.keys.userSessions(userId), this.keys.session(userId, ''), userId, sid])) > 0;
   }
 
   /** Sign out everywhere: closes every session of the user at once; returns how many. */
   async endAll(userId: string): Promise<number> {
-    return this.scripts.number('end-sessions', [this.keys.prefix, userId, '*']);
+    return this.scripts.number('end-sessions', [this.keys.userSessions(userId), this.keys.session(userId, ''), userId, '*']);
   }
 
   /** STOP from a phone in the chat: every session of that phone's user; 0 when it has no account. */

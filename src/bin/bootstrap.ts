@@ -27,8 +27,8 @@ export function bootstrap(role: Role): Bootstrapped {
   let config: Config;
   try {
     config = loadConfig();
-    // the connection layer speaks cluster (src/redis/connection.ts), the Lua scripts do not yet
-    if (config.redis.kind === 'cluster') throw new ConfigError('REDIS_CLUSTER_NODES: cluster mode is not available yet (see docs/scaling.md)');
+    // WAIT counts the replicas of one primary; a cluster's writes of one request span several
+    if (config.redis.kind === 'cluster' && config.redisWait.replicas > 0) throw new ConfigError('REDIS_WAIT_REPLICAS is not available with REDIS_CLUSTER_NODES yet (see docs/scaling.md)');
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`pin-auth: configuration error: ${err.message}\n`);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { AppError } from '../errors.js';
 import type { Keys } from '../redis/keys.js';
 
@@ -34,7 +34,7 @@ export interface IdempotentRun {
 
 export class IdempotencyKeys {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly ttlSeconds: number,
   ) {}

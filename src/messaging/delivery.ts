@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import type { OutboundKind } from '../queues/jobs.js';
 import type { Keys } from '../redis/keys.js';
-import type { Scripts } from '../redis/scripts.js';
+import type { Scripts, Step } from '../redis/scripts.js';
 import type { DeliveryStatus, StatusUpdate } from './inbound-shapes.js';
 
 /**
@@ -33,14 +33,30 @@ const STATUSES: TrackedStatus[] = ['queued', 'sent', 'delivered', 'read', 'faile
 
 export class DeliveryTracker {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly scripts: Scripts,
     private readonly keys: Keys,
   ) {}
 
+  /**
+   * Records a status of our job (steps/delivery-*.lua): with the gateway's id, link it to the job
+   * and apply the statuses that arrived before it, dropping them only once applied, so a crash
+   * between the steps (gateway id and job are on different slots) loses none.
+   */
   private track(jobId: string, status: TrackedStatus, channel: string, gatewayId: string | null, error: string, fields: Record<string, string>): Promise<unknown> {
     const pairs = Object.entries(fields).flat();
-    return this.scripts.run('delivery', ['track', this.keys.prefix, jobId, status, Date.now(), DELIVERY_TTL_SECONDS, channel, gatewayId ?? '', error, ...pairs]);
+    const apply: Step = {
+      step: 'delivery-apply',
+      keys: [this.keys.outbound(jobId)],
+      args: ['1', status, Date.now(), DELIVERY_TTL_SECONDS, error, gatewayId ?? '', pairs.length / 2, ...pairs],
+    };
+    if (!gatewayId) return this.scripts.phase('delivery-track', [apply]);
+    const early = this.keys.outboundEarly(channel, gatewayId);
+    return this.scripts.phase('delivery-track', [
+      { step: 'delivery-link', keys: [this.keys.outboundByGateway(channel, gatewayId), early], args: [jobId, DELIVERY_TTL_SECONDS] },
+      apply,
+      { step: 'delivery-drop-early', keys: [early], args: [] },
+    ]);
   }
 
   /** A message /send-message queued for `owner`. */
@@ -60,7 +76,11 @@ export class DeliveryTracker {
 
   /** A gateway's status update of one of our messages. */
   async status(u: StatusUpdate): Promise<StatusResult> {
-    const r = await this.scripts.string('delivery', ['status', this.keys.prefix, u.channel, u.gatewayId, u.status, Math.round(u.at), DELIVERY_TTL_SECONDS, u.error ?? '']);
+    const at = Math.round(u.at);
+    const gw = [this.keys.outboundByGateway(u.channel, u.gatewayId), this.keys.outboundEarly(u.channel, u.gatewayId)];
+    const [found, jobId = ''] = await this.scripts.step({ step: 'delivery-lookup', keys: gw, args: [u.status, at, u.error ?? ''] });
+    if (found !== 'job') return 'unknown';
+    const [, r] = await this.scripts.step({ step: 'delivery-apply', keys: [this.keys.outbound(jobId)], args: ['0', u.status, at, DELIVERY_TTL_SECONDS, u.error ?? '', '', 0] });
     return r === 'updated' || r === 'stale' ? r : 'unknown';
   }
 

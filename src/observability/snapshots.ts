@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import client, { type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { Logger } from './logger.js';
 
@@ -24,7 +24,7 @@ export interface SnapshotPublisher {
 }
 
 export function startSnapshotPublisher(opts: {
-  redis: Redis;
+  redis: RedisClient;
   key: string;
   node: string;
   registry: client.Registry;
@@ -59,7 +59,7 @@ function withNode(metrics: MetricJson[], node: string): MetricJson[] {
  * read at scrape time (queue depths, active PINs), which describe the cluster and carry no node.
  */
 export async function renderClusterMetrics(opts: {
-  redis: Redis;
+  redis: RedisClient;
   key: string;
   node: string;
   registry: client.Registry;

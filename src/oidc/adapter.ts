@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 /**
@@ -11,7 +11,7 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 const CONSUMABLE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 
-export function redisAdapterFactory(redis: Redis, prefix: string): (name: string) => Adapter {
+export function redisAdapterFactory(redis: RedisClient, prefix: string): (name: string) => Adapter {
   const base = `${prefix}:oidc`;
   const grantKey = (id: string): string => `${base}:grant:${id}`;
   const uidKey = (uid: string): string => `${base}:uid:${uid}`;

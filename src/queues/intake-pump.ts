@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inboundJobId } from '../messaging/intake.js';
-import { createRedis } from '../redis/connection.js';
+import { connect } from '../redis/connection.js';
 import type { Services } from '../services.js';
 import type { InboundJob } from './jobs.js';
 import { partitionList } from './partitions.js';
@@ -49,7 +49,7 @@ export function startIntakePump(services: Services, partition = 0): IntakePump {
   const queue = queues.inbound[partition]!;
   const token = randomBytes(9).toString('base64url');
   // XREAD BLOCK holds its connection: one of its own, waiting out Redis outages like the workers'
-  const reader = createRedis(config.redis, 'worker', `pinauth:pump${partition || ''}:${config.instanceName}`);
+  const reader = connect(config.redis, 'worker', `pinauth:pump${partition || ''}:${config.instanceName}`);
   const lock = (ttlMs: number) => scripts.number('intake-lock', [lockKey, token, ttlMs]);
   let running = true;
   const stopped = new AbortController();

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { DELIVERY_TTL_SECONDS } from '../messaging/delivery.js';
 import type { Keys } from '../redis/keys.js';
 
@@ -18,7 +18,7 @@ const REACHED_GATEWAY = new Set(['sent', 'delivered', 'read']);
 
 export class SendLedger {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 

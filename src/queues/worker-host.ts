@@ -1,6 +1,6 @@
 import { Worker, type Processor } from 'bullmq';
 import { createSenders } from '../messaging/providers/index.js';
-import { createRedis } from '../redis/connection.js';
+import { connect } from '../redis/connection.js';
 import { coalesceWrites } from '../redis/write-coalescing.js';
 import { Notifier } from '../realtime/notifier.js';
 import type { Services } from '../services.js';
@@ -30,7 +30,7 @@ const SAFETY_SWEEP_MS = 30_000;
 /** Starts the BullMQ workers of every queue on a blocking connection of their own. */
 export function startWorkers(services: Services, hooks: WorkerHooks = {}): WorkerHost {
   const { config, keys, log, redis } = services;
-  const connection = createRedis(config.redis, 'worker', `pinauth:worker:${config.instanceName}`);
+  const connection = connect(config.redis, 'worker', `pinauth:worker:${config.instanceName}`);
   // BullMQ's finish-and-fetch goes on `connection`, the login scripts and the publish on `redis`
   coalesceWrites(connection);
   coalesceWrites(redis);

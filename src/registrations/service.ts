@@ -1,6 +1,7 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { AppError } from '../errors.js';
 import { ACTIVE_BUCKETS, type Keys } from '../redis/keys.js';
+import { cancelCleanupSteps, cancelSteps, checkSteps, registerSteps } from './steps.js';
 import type { Scripts } from '../redis/scripts.js';
 import type { ExpirySchedule } from '../queues/expiry-schedule.js';
 import { newShortId } from '../auth/ids.js';
@@ -61,12 +62,14 @@ export interface RegistrationSettings {
 const CANDIDATES = 4;
 /** Rounds of candidates before giving up (all taken at once: practically never). */
 const DRAW_ROUNDS = 3;
+/** Cancels run again when a login claimed the registration between their two phases; it can't keep happening. */
+const CANCEL_ROUNDS = 3;
 
 type ScriptAnswer = string[];
 
 export class Registrations {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly scripts: Scripts,
     private readonly keys: Keys,
     private readonly hasher: PinHasher,
@@ -107,18 +110,19 @@ export class Registrations {
     let drawn: string[] = [];
     for (let round = 0; round < DRAW_ROUNDS && out[0] === 'retry'; round++) {
       drawn = emojiString === undefined ? Array.from({ length: CANDIDATES }, () => drawEmojiString(policy.emojiLength)) : [];
-      out = await this.scripts.strings('register', [
-        ...budgets.args,
-        this.keys.prefix,
-        pinHash,
-        emojiString === undefined ? '' : emojiHash(emojiString),
-        policy.emojiChoice,
-        newShortId(),
-        this.settings.pinTtlSeconds * 1000,
-        this.settings.expiredMemorySeconds * 1000,
-        encodeOrigin(caller.origin ?? UNKNOWN_ORIGIN),
-        ...drawn.map(emojiHash),
-      ]);
+      out = await this.scripts.phase(
+        'register',
+        registerSteps(this.keys, budgets, {
+          pinHash,
+          emojiHash: emojiString === undefined ? '' : emojiHash(emojiString),
+          mode: policy.emojiChoice,
+          newPinId: newShortId(),
+          ttlMs: this.settings.pinTtlSeconds * 1000,
+          memoryMs: this.settings.expiredMemorySeconds * 1000,
+          origin: encodeOrigin(caller.origin ?? UNKNOWN_ORIGIN),
+          candidates: drawn.map(emojiHash),
+        }, this.scripts.split),
+      );
       this.refuseIfLimited(out, budgets, caller);
     }
     const [outcome = '', pinId = '', msLeftRaw = '0', state = '', expiresAt = '0', chosen = '0'] = out;
@@ -155,12 +159,7 @@ export class Registrations {
   async check(pin: string, caller?: Caller): Promise<CheckOutcome> {
     const pinHash = await this.located(pin);
     const budgets = caller ? this.limits.forCheck(this.limits.group(caller.ip), pinHash) : this.limits.none();
-    const out = await this.scripts.strings('check', [
-      ...budgets.args,
-      this.keys.prefix,
-      pinHash,
-      this.settings.collectRetrySeconds * 1000,
-    ]);
+    const out = await this.scripts.phase('check', checkSteps(this.keys, budgets, pinHash, this.settings.collectRetrySeconds * 1000, this.scripts.split));
     this.refuseIfLimited(out, budgets, caller);
     const [outcome, pinId = '', result = ''] = out;
     switch (outcome) {
@@ -188,17 +187,28 @@ export class Registrations {
     return raw ? (JSON.parse(raw) as LoginResult) : null;
   }
 
+  /**
+   * Cancels in two phases (registration-steps.ts): "is it pending?" with the budgets, then the
+   * cleanup, which deletes the registration last. A login that claims it between the two is
+   * seen by the last step; the cancel then runs again (without spending the budgets twice) and
+   * also closes that login's session.
+   */
   async cancel(pin: string, caller: Caller): Promise<{ pinId: string }> {
     const budgets = this.limits.forCancel(this.limits.group(caller.ip));
-    const out = await this.scripts.strings('cancel', [...budgets.args, this.keys.prefix, await this.located(pin)]);
-    this.refuseIfLimited(out, budgets, caller);
-    const [outcome, pinId = ''] = out;
-    if (outcome === 'expired') throw new AppError('PIN_EXPIRED');
-    if (outcome !== 'cancelled') {
-      this.probes.wrongGuess(budgets.group, caller.via, 'cancel');
-      throw new AppError('PIN_NOT_FOUND');
+    const pinHash = await this.located(pin);
+    for (let round = 0, spend = budgets; round < CANCEL_ROUNDS; round++, spend = this.limits.none()) {
+      const out = await this.scripts.phase('cancel', cancelSteps(this.keys, spend, pinHash, this.scripts.split));
+      this.refuseIfLimited(out, budgets, caller);
+      const [outcome, pinId = '', state = '', emojiHash = '', phone = '', sid = '', userId = ''] = out;
+      if (outcome === 'expired') throw new AppError('PIN_EXPIRED');
+      if (outcome !== 'cancelled') {
+        this.probes.wrongGuess(budgets.group, caller.via, 'cancel');
+        throw new AppError('PIN_NOT_FOUND');
+      }
+      const [done] = await this.scripts.phase('cancel-cleanup', cancelCleanupSteps(this.keys, pinHash, { pinId, state, emojiHash, phone, sid, userId }));
+      if (done === 'cancelled') return { pinId };
     }
-    return { pinId };
+    throw new AppError('INTERNAL_ERROR', undefined, { cause: new Error('the registration kept changing while it was cancelled') });
   }
 
   /** Throws RATE_LIMITED (and reports it) when a script answered `{'limited', waitMs, index}`. */

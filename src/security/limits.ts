@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimitConfig } from '../config.js';
 import { AppError } from '../errors.js';
@@ -8,9 +8,10 @@ import { ipGroup } from './ip-group.js';
 
 /**
  * Every rate limit of the service. The budgets of the login endpoints (registrations, checks,
- * checks of one PIN, wrong guesses) are checked and spent inside the Lua script that does the
- * work (src/redis/scripts/lib/budgets.lua): one atomic step, one round trip, so no burst gets
- * more than a budget's worth. Per-IP budgets are per IP group (IPv6 /64 by default, see
+ * checks of one PIN, wrong guesses) are checked and spent inside the Lua steps that do the
+ * work (src/redis/scripts/lib/budgets.lua; on one Redis one script, one round trip), so no
+ * burst gets more than a budget's worth. An IP group's budgets share a slot; a PIN's budget
+ * shares the registration's (keys.ts), so on a cluster they are spent in separate steps. Per-IP budgets are per IP group (IPv6 /64 by default, see
  * ip-group.ts). send-message and chat replies spend one budget each, without further work to
  * tie to it, so rate-limiter-flexible's atomic consume serves them; the socket event budget
  * belongs to one connection and lives in memory.
@@ -31,12 +32,22 @@ interface BudgetSpec {
   mode: 't' | 'g';
 }
 
-/** The budgets of one request, as a script's leading ARGV, with what a refusal needs to say. */
+/**
+ * The budgets of one request, split by slot (lib/budgets.lua describes the arguments): the IP
+ * group's (budget-take, budget-settle) and the PIN's (spent by the registration's step), with
+ * what a refusal needs to say.
+ */
 export interface BudgetSet {
   /** the client's IP group (logs) */
   group: string;
   names: BudgetName[];
-  args: ScriptArg[];
+  groupKeys: string[];
+  groupArgs: ScriptArg[];
+  /** the mode of each group budget, and its window (ms), for budget-settle */
+  groupModes: string[];
+  groupWindows: number[];
+  pinKeys: string[];
+  pinArgs: ScriptArg[];
 }
 
 const REFUSALS: Record<BudgetName, string> = {
@@ -50,7 +61,7 @@ export class Limits {
   private readonly specs: Record<BudgetName, BudgetSpec>;
   private readonly plain: Record<PlainLimit, RateLimiterRedis>;
 
-  constructor(redis: Redis, private readonly keys: Keys, private readonly cfg: RateLimitConfig) {
+  constructor(redis: RedisClient, private readonly keys: Keys, private readonly cfg: RateLimitConfig) {
     this.specs = {
       register: { key: 'register', of: 'group', points: cfg.registerPerMinute, windowMs: 60_000, mode: 't' },
       check: { key: 'check', of: 'group', points: cfg.checkPerMinute, windowMs: 60_000, mode: 't' },
@@ -95,12 +106,24 @@ export class Limits {
   }
 
   private budgets(group: string, list: [BudgetName, string][]): BudgetSet {
-    const args: ScriptArg[] = [list.length];
-    for (const [name, key] of list) {
+    const set: BudgetSet = { group, names: list.map(([name]) => name), groupKeys: [], groupArgs: [], groupModes: [], groupWindows: [], pinKeys: [], pinArgs: [] };
+    list.forEach(([name, key], i) => {
       const s = this.specs[name];
-      args.push(s.of === 'pin' ? this.keys.pinBudget(s.key, key) : this.keys.groupBudget(s.key, key), s.points, s.windowMs, s.mode);
-    }
-    return { group, names: list.map(([name]) => name), args };
+      // the index names the budget in a refusal (refusal() below)
+      const spec = [s.points, s.windowMs, s.mode, i + 1];
+      if (s.of === 'pin') {
+        set.pinKeys.push(this.keys.pinBudget(s.key, key));
+        set.pinArgs.push(...spec);
+      } else {
+        set.groupKeys.push(this.keys.groupBudget(s.key, key));
+        set.groupArgs.push(...spec);
+        set.groupModes.push(s.mode);
+        set.groupWindows.push(s.windowMs);
+      }
+    });
+    set.groupArgs.unshift(set.groupKeys.length);
+    set.pinArgs.unshift(set.pinKeys.length);
+    return set;
   }
 
   /** The error for a script's `{'limited', waitMs, index}` answer, and which budget it was. */

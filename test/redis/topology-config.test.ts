@@ -49,17 +49,17 @@ describe('redis: topology configuration', function () {
     expect(clusterOptions(cluster, 'worker', 'n').redisOptions).to.include({ maxRetriesPerRequest: null });
   });
 
-  it('a process refuses to start on a cluster, with one line, until the scripts are ported', async function () {
+  it('a process refuses to start on a cluster with REDIS_WAIT_REPLICAS, with one line (WAIT is per primary)', async function () {
     const child = spawn('node', ['dist/src/bin/worker.js'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', REDIS_CLUSTER_NODES: '127.0.0.1:1' },
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', REDIS_CLUSTER_NODES: '127.0.0.1:1', REDIS_WAIT_REPLICAS: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let err = '';
     child.stderr.on('data', (b: Buffer) => (err += b.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).to.equal(1);
-    expect(err.trim()).to.match(/^pin-auth: configuration error: REDIS_CLUSTER_NODES: cluster mode is not available yet/);
+    expect(err.trim()).to.match(/^pin-auth: configuration error: REDIS_WAIT_REPLICAS is not available with REDIS_CLUSTER_NODES yet/);
   });
 
   const bad: [string, Record<string, string>, RegExp][] = [

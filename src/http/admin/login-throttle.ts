@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis/connection.js';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { Logger } from '../../observability/logger.js';
 import type { Keys } from '../../redis/keys.js';
@@ -19,7 +19,7 @@ export class AdminLoginThrottle {
   private readonly limiter: RateLimiterRedis;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     keys: Keys,
     private readonly maxFailures: number,
     private readonly ipv6PrefixLength: number,

@@ -1,7 +1,8 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { Services } from '../../services.js';
-import { ACTIVE_BUCKETS } from '../../redis/keys.js';
+import { ACTIVE_BUCKETS, type Keys } from '../../redis/keys.js';
+import type { Scripts, Step } from '../../redis/scripts.js';
 import type { ExpiryJob } from '../jobs.js';
 
 /** Members examined per script call: keeps each call short while a large backlog drains. */
@@ -20,17 +21,48 @@ async function sweepDue(services: Services, notifier: Notifier, untilMs: number,
   // the active set is split into buckets (one slot each on a cluster): each is swept on its own
   for (let bucket = 0; bucket < ACTIVE_BUCKETS; bucket++) {
     for (let more = true; more; ) {
-      const [wait = '0', full = '0', ...pairs] = await scripts.strings('expire-due', [keys.prefix, bucket, untilMs, SWEEP_BATCH]);
-      for (let i = 0; i + 1 < pairs.length; i += 2) {
-        notifier.pinExpired(pairs[i]!, pairs[i + 1]!);
+      const swept = await sweepBucket(scripts, keys, bucket, untilMs, SWEEP_BATCH);
+      for (const [pinHash, pinId] of swept.expired) {
+        notifier.pinExpired(pinHash, pinId);
         onExpired?.();
       }
-      expired += pairs.length / 2;
-      waitMs = Math.max(waitMs, Number(wait));
-      more = full === '1';
+      expired += swept.expired.length;
+      waitMs = Math.max(waitMs, swept.waitMs);
+      more = swept.more;
     }
   }
   return { expired, waitMs };
+}
+
+/**
+ * One sweep of one bucket, at most `limit` due registrations: which are due (active-due), their
+ * registrations read (reg-peek, each on its own slot), then settled in the bucket
+ * (active-settle), which returns those that expired waiting, each to one sweeper only. One
+ * script on a single Redis after the first call; on a cluster the reads go out at once (they
+ * are independent) and the bucket is settled after them. A sweep that dies midway changed
+ * nothing: the next one does it all.
+ */
+export async function sweepBucket(
+  scripts: Scripts,
+  keys: Keys,
+  bucket: number,
+  untilMs: number,
+  limit: number,
+): Promise<{ waitMs: number; more: boolean; expired: [string, string][] }> {
+  const active = keys.active(bucket);
+  const [wait = '0', full = '0', ...due] = await scripts.step({ step: 'active-due', keys: [active], args: [untilMs, limit] });
+  const out = { waitMs: Number(wait), more: full === '1', expired: [] as [string, string][] };
+  if (due.length === 0) return out;
+  const peeks: Step[] = due.map((h) => ({ step: 'reg-peek', keys: [keys.registration(h)], args: [h] }));
+  const settle: Step = { step: 'active-settle', keys: [active], args: [] };
+  let pairs: string[];
+  if (!scripts.split) pairs = await scripts.phase('sweep', [...peeks, settle]);
+  else {
+    const read = await Promise.all(peeks.map((p) => scripts.step(p)));
+    pairs = await scripts.step({ ...settle, args: read.flatMap((r) => r.slice(1)) });
+  }
+  for (let i = 0; i + 1 < pairs.length; i += 2) out.expired.push([pairs[i]!, pairs[i + 1]!]);
+  return out;
 }
 
 export function expiryProcessor(services: Services, notifier: Notifier, onExpired?: () => void) {

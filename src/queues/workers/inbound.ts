@@ -1,6 +1,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { LoginProcessor, type LoginOutcome } from '../../auth/login.js';
 import { emojiFromChat } from '../../messaging/pin-text.js';
+import type { Step } from '../../redis/scripts.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { Services } from '../../services.js';
 import type { InboundJob, InboundMessage } from '../jobs.js';
@@ -128,10 +129,26 @@ export function inboundProcessor(services: Services, notifier: Notifier, hooks: 
  * registering sockets get `pin-error {error: LOGIN_FAILED}`. Nothing happens when the job had
  * claimed nothing or its login was completed.
  */
-export async function endFailedLogin(services: Services, notifier: Notifier, job: InboundJob): Promise<boolean> {
+export async function endFailedLogin(services: Pick<Services, 'keys' | 'scripts' | 'config' | 'log'>, notifier: Pick<Notifier, 'loginFailed'>, job: InboundJob): Promise<boolean> {
   const { keys, scripts, config, log } = services;
-  const [pinHash, pinId = ''] = await scripts.strings('fail-login', [keys.prefix, job.message.id, job.nonce, config.expiredMemorySeconds * 1000]);
+  // the message's record names the claim (steps/fail-*.lua): on a cluster it, the registration
+  // and the user's session are three slots; the registration is marked first, and a retry after
+  // a crash finds it failed by this message and still closes the session
+  const [pinHash, claimSid = '', claimUser = ''] = await scripts.step({ step: 'fail-lookup', keys: [keys.message(job.message.id)], args: [job.nonce] });
   if (pinHash === undefined) return false;
+  const close = (userId: string, sid: string): Step => ({
+    step: 'session-close',
+    keys: [keys.session(userId, sid), keys.rotation(userId, sid), keys.userSessions(userId)],
+    args: [sid],
+  });
+  const fail: Step = { step: 'fail-registration', keys: [keys.registration(pinHash)], args: [job.message.id, config.expiredMemorySeconds * 1000] };
+  const known = claimSid !== '' && claimUser !== '';
+  const [pinId, sid = '', userId = '', first] = await scripts.phase('fail', known ? [fail, close(claimUser, claimSid)] : [fail]);
+  if (pinId === undefined) return false;
+  // a record without the session (written by an older claim): the registration names it
+  if (!known && sid !== '' && userId !== '') await scripts.phase('fail', [close(userId, sid)]);
+  // ended before (this is a retry): the session is closed now, nothing else to tell
+  if (first !== '1') return false;
   notifier.loginFailed(pinHash, pinId);
   log.warn('login failed for good; the client is told to start again', { pinId });
   return true;

@@ -2,16 +2,16 @@
 -- (reuse detection); of two concurrent presentations of the same token at most one wins.
 -- Retry leeway: for reuseMs after a rotation, the token it replaced gets the same new pair
 -- again (a client whose answer was lost retries), kept at rot:<sid>; later it is reuse.
--- ARGV: prefix, sid, userId, presentedJti ('*' = the current one, for the {id} form), newJti,
---       ttlMs, newPairJson, reuseMs
+-- All on the user's slot (keys.ts): one atomic step on a cluster too.
+-- KEYS: session, the user's session index, the session's last rotation
+-- ARGV: sid, userId, presentedJti ('*' = the current one, for the {id} form), newJti, ttlMs,
+--       newPairJson, reuseMs
 -- Returns {ok} | {closed} | {reuse} | {again, pairJson}
-local p, sid, uid, presented, newJti = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local ttl, pair, reuse = tonumber(ARGV[6]), ARGV[7], tonumber(ARGV[8])
+local sid, uid, presented, newJti = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local ttl, pair, reuse = tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local sk = K.sess(p, uid, sid)
-local ik = K.usess(p, uid)
-local rk = K.rot(p, uid, sid)
+local sk, ik, rk = KEYS[1], KEYS[2], KEYS[3]
 local cur = redis.call('HMGET', sk, 'u', 'r')
 if not cur[1] or cur[1] ~= uid then return {'closed'} end
 if presented ~= '*' and cur[2] ~= presented then

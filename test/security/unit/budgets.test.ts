@@ -6,7 +6,8 @@ import { isEmojiString, normaliseEmoji } from '../../../src/registrations/emoji.
 import { drawEmojiString, drawnBits, EMOJI_ALPHABET } from '../../../src/registrations/emoji-alphabet.js';
 import { pinBits } from '../../../src/registrations/pin.js';
 import { ipGroup } from '../../../src/security/ip-group.js';
-import { Limits } from '../../../src/security/limits.js';
+import { checkSteps } from '../../../src/registrations/steps.js';
+import { Limits, type BudgetSet } from '../../../src/security/limits.js';
 import { cleanPrefix, testRedis, uniquePrefix } from '../../helpers/redis.js';
 
 /** The pieces of the no-oracle, atomic-budget design, one by one (budgets against real Redis). */
@@ -59,8 +60,8 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
       redis.disconnect();
       await cleanPrefix(prefix);
     });
-    const check = (group: string, pinHash: string) =>
-      scripts.strings('check', [...limits.forCheck(group, pinHash).args, prefix, pinHash]).then((o) => o[0]);
+    const checkWith = (set: BudgetSet, pinHash: string) => scripts.phase('check', checkSteps(keys, set, pinHash, 0, scripts.split));
+    const check = (group: string, pinHash: string) => checkWith(limits.forCheck(group, pinHash), pinHash).then((o) => o[0]);
 
     it('50 concurrent wrong guesses: exactly the wrong-guess budget is answered, the rest refused', async function () {
       const outs = await Promise.all(Array.from({ length: 50 }, (_, i) => check('g1', `h${i}`)));
@@ -81,10 +82,10 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
 
     it('a refusal says which budget and how long to wait', async function () {
       const set = limits.forCheck('g3', 'x');
-      const out = await scripts.strings('check', [...set.args, prefix, 'held-none']);
+      const out = await checkWith(set, 'held-none');
       expect(out[0]).to.equal('not_found');
-      for (let i = 0; i < 4; i++) await scripts.strings('check', [...limits.forCheck('g3', `y${i}`).args, prefix, `y${i}`]);
-      const limited = await scripts.strings('check', [...limits.forCheck('g3', 'z').args, prefix, 'z']);
+      for (let i = 0; i < 4; i++) await check('g3', `y${i}`);
+      const limited = await checkWith(limits.forCheck('g3', 'z'), 'z');
       expect(limited[0]).to.equal('limited');
       const { limit, error } = limits.refusal(set, Number(limited[1]), Number(limited[2]));
       expect(limit).to.equal('guess');

@@ -1,0 +1,28 @@
+-- Runs the steps of one phase as one script: on a single Redis one round trip, atomic as a
+-- whole (src/redis/scripts.ts composes it from the same step sources that a cluster runs one
+-- call each). The protocol, the same in Scripts.phase() for a cluster:
+-- a step returning {'>', ...} passes `...` (the carry) on, appended to the next step's ARGV;
+-- {'=', ...} does the same and skips the next steps of the same name (the rest of a list of
+-- alternatives); anything else is the answer. After the last step the carry is the answer.
+-- ARGV: m, then m × (step name, number of keys, number of args), then every step's args in
+-- order; KEYS: every step's keys in order.
+local m = tonumber(ARGV[1])
+local ki, ai = 1, 2 + 3 * m
+local carry, skip = {}, nil
+for s = 1, m do
+  local at = 2 + (s - 1) * 3
+  local name, nk, na = ARGV[at], tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
+  if name ~= skip then
+    skip = nil
+    local keys, args = {}, {}
+    for i = 1, nk do keys[i] = KEYS[ki + i - 1] end
+    for i = 1, na do args[i] = ARGV[ai + i - 1] end
+    for _, c in ipairs(carry) do args[#args + 1] = c end
+    local out = STEPS[name](keys, args)
+    if out[1] ~= '>' and out[1] ~= '=' then return out end
+    if out[1] == '=' then skip = name end
+    carry = { unpack(out, 2) }
+  end
+  ki, ai = ki + nk, ai + na
+end
+return carry

@@ -1,0 +1,52 @@
+-- Step of register-pin on the registration's slot, run twice: 'read' decides before anything
+-- is written, 'write' decides again (a concurrent request may have created it meanwhile) and
+-- creates. No answer tells a caller that a PIN or an emoji string it does not hold is in use:
+-- * a live PIN answers 'existing' only to a request carrying its emoji string (the holder:
+--   idempotent re-registration); anyone else gets a 'decoy', shaped exactly like a creation
+--   (fresh pinId, full lifetime) but storing nothing, so the registration is untouched;
+-- * a client-chosen emoji string held by another registration is stored anyway and the string
+--   becomes contested (the emoji step): it then matches no chat message until both lifetimes
+--   end, so it can't be probed for, nor used to sign the holder into another account;
+-- * in 'server' mode the emoji string is drawn by the server (the emoji steps take the first
+--   free candidate); a client-supplied one is only accepted to re-join.
+-- KEYS[1] registration
+-- ARGV: phase (read | write), emojiHash ('' when omitted), mode (client | server), newPinId,
+--   ttlMs, memoryMs, origin (device\nmasked ip, for the chat confirmation and the session
+--   list); write only, from the steps before: expiresAt, outcome (created | contested),
+--   candidateIndex (0: the client's own string), emojiHash held
+-- Returns {'refused'} | {outcome, pinId, msLeft, state, expiresAt, candidateIndex} with
+--   outcome existing | decoy | denied | created | contested; read, when it is to be created:
+--   {'>', expiresAt}
+local rk = KEYS[1]
+local phase, e, mode, newId = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local ttl, mem, origin = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
+
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- a client's own string in server mode serves only to re-join; a decoy shows a drawn one
+local ownIndex = (e ~= '' and mode == 'client') and 0 or 1
+
+local cur = redis.call('HMGET', rk, 'i', 'e', 'x', 's')
+if cur[1] then
+  local x = tonumber(cur[3])
+  local holder = e ~= '' and cur[2] == e
+  -- answered NO in the chat: this PIN's registration has ended, it is not started again (said
+  -- only to the holder; anyone else gets the decoy below)
+  if cur[4] == 'd' and holder then return { 'denied', cur[1], 0, 'd', x, 0 } end
+  -- over: collected ('k', kept only for a retry), failed ('f'), or past its lifetime while
+  -- pending or waiting for the person's YES ('c'): replaced below
+  local over = cur[4] == 'k' or cur[4] == 'f' or ((cur[4] == 'p' or cur[4] == 'c') and now >= x)
+  if not over then
+    if holder then return { 'existing', cur[1], x - now, cur[4], x, 0 } end
+    if mode == 'server' and e ~= '' then return { 'refused' } end
+    return { 'decoy', newId, ttl, 'p', now + ttl, ownIndex }
+  end
+end
+if mode == 'server' and e ~= '' then return { 'refused' } end
+if phase == 'read' then return { '>', now + ttl } end
+
+local x, outcome, chosen, held = tonumber(ARGV[8]), ARGV[9], tonumber(ARGV[10]), ARGV[11]
+redis.call('DEL', rk)
+redis.call('HSET', rk, 'i', newId, 'e', held, 'x', x, 's', 'p', 'o', origin)
+redis.call('PEXPIREAT', rk, x + mem)
+return { outcome, newId, ttl, 'p', x, chosen }
