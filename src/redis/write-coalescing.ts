@@ -17,7 +17,15 @@ import type { RedisClient } from './connection.js';
  */
 const patched = new WeakSet<Socket>();
 
-function corkPerTurn(stream: Socket): void {
+/**
+ * How long a cork lasts: `turn`, until the current callback's promise reactions have run (the
+ * worker: one job's commands); `loop`, until the event loop's check phase (setImmediate), so
+ * that the commands of every request read in one poll phase leave in one writev (a web node
+ * answering many requests at once: each sends one command from its own callback).
+ */
+export type CorkSpan = 'turn' | 'loop';
+
+function corkPerTurn(stream: Socket, span: CorkSpan): void {
   if (patched.has(stream)) return;
   patched.add(stream);
   const write = stream.write;
@@ -30,18 +38,19 @@ function corkPerTurn(stream: Socket): void {
     if (!corked) {
       corked = true;
       stream.cork();
-      process.nextTick(uncork);
+      if (span === 'turn') process.nextTick(uncork);
+      else setImmediate(uncork);
     }
     return write.apply(this, args);
   } as Socket['write'];
 }
 
 /** Applies to the client's socket now and to each socket it reconnects with (a Cluster client is left as is). */
-export function coalesceWrites(client: RedisClient): void {
+export function coalesceWrites(client: RedisClient, span: CorkSpan = 'turn'): void {
   if (!(client instanceof Redis)) return;
   const current = (): void => {
     const stream = (client as unknown as { stream?: Socket }).stream;
-    if (stream) corkPerTurn(stream);
+    if (stream) corkPerTurn(stream, span);
   };
   client.on('connect', current);
   current();
