@@ -111,7 +111,12 @@ describe('ops: graceful shutdown of real processes', function () {
 
       const logins = await Promise.all(regs.map((r) => collectLogin(stack.url, r.pin, 20000)));
       expect(logins.every((l) => l.verified)).to.equal(true);
-      const counts = loginsByPin(stack.workers);
+      // a worker logs a login just after storing it, so a client can collect it before the line
+      // reaches us through the pipe: read the logs until every login is there (or time is up)
+      const counts = await eventually(async () => {
+        const c = loginsByPin(stack.workers);
+        return c.size === N ? c : undefined;
+      }, 10000).catch(() => loginsByPin(stack.workers));
       expect([...counts.keys()].sort()).to.deep.equal(regs.map((r) => r.pinId).sort());
       expect([...counts.values()].every((c) => c === 1)).to.equal(true);
       expect(counts.size).to.equal(N);

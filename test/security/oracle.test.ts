@@ -207,18 +207,26 @@ describe('security: an attacker script against the login ceremony (two web nodes
     expectError(await attackerPost(a(), net(77), '/check-login', { pin: randomPin() }), 'PIN_NOT_FOUND');
     const group = /^(2001:db8:[0-9a-f]+:[0-9a-f]+)/.exec(net(1))![1] + '::/64';
     await stack.webs[0]!.waitForOutput(new RegExp(`warn: wrong PIN guess .*"ipGroup":"${group.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"`));
-    const text = await eventually(async () => {
-      const m = await request(a(), 'GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-      return m.text.includes('pinauth_registration_collisions_total{kind="emoji"') ? m.text : undefined;
-    });
-    const sum = (pattern: RegExp): number =>
+    const sum = (text: string, pattern: RegExp): number =>
       text.split('\n').filter((l) => pattern.test(l)).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
-    // everything this suite did, counted across both nodes
-    expect(sum(/^pinauth_wrong_guesses_total\{action="check"/)).to.be.at.least(GUESSES * 3);
-    expect(sum(/^pinauth_rate_limited_total\{limit="guess"/)).to.be.at.least(120 - GUESSES);
-    expect(sum(/^pinauth_rate_limited_total\{limit="register"/)).to.be.at.least(45 - REGISTRATIONS);
-    expect(sum(/^pinauth_registration_collisions_total\{kind="pin"/)).to.be.at.least(2);
-    expect(sum(/^pinauth_registration_collisions_total\{kind="emoji"/)).to.be.at.least(3);
+    // everything this suite did, counted across both nodes (each node publishes its counts on its
+    // own schedule, so the page is read until both have)
+    const counts = (text: string) => ({
+      wrongChecks: sum(text, /^pinauth_wrong_guesses_total\{action="check"/),
+      guessLimited: sum(text, /^pinauth_rate_limited_total\{limit="guess"/),
+      registerLimited: sum(text, /^pinauth_rate_limited_total\{limit="register"/),
+      pinCollisions: sum(text, /^pinauth_registration_collisions_total\{kind="pin"/),
+      emojiCollisions: sum(text, /^pinauth_registration_collisions_total\{kind="emoji"/),
+    });
+    const want = { wrongChecks: GUESSES * 3, guessLimited: 120 - GUESSES, registerLimited: 45 - REGISTRATIONS, pinCollisions: 2, emojiCollisions: 3 };
+    const reached = (c: ReturnType<typeof counts>): boolean => (Object.keys(want) as (keyof typeof want)[]).every((k) => c[k] >= want[k]);
+    let text = '';
+    await eventually(async () => {
+      text = (await request(a(), 'GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text;
+      return reached(counts(text)) ? true : undefined;
+    }).catch(() => undefined);
+    const got = counts(text);
+    for (const k of Object.keys(want) as (keyof typeof want)[]) expect(got[k], k).to.be.at.least(want[k]);
     // no address anywhere in the metrics
     expect(text).to.not.match(/198\.51\.|2001:db8/);
     expect(stack.webs.map((w) => w.output()).join('\n')).to.match(/warn: rate limited .*"limit":"guess"/);
