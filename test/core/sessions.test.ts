@@ -6,6 +6,7 @@ import { eventually, get, post, request } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
 import { expectError } from './support.js';
+import type { SessionView } from '../../src/auth/sessions.js';
 
 /**
  * Sessions the person controls, through real processes (two web nodes, one worker, real Redis,
@@ -15,15 +16,6 @@ import { expectError } from './support.js';
 const SAFARI_ON_IOS = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 const digits = (phone: string): string => phone.replace(/^\+/, '');
 
-interface SessionView {
-  id: string;
-  createdAt: string;
-  lastUsedAt: string;
-  expiresAt: string;
-  device: string;
-  ip: string;
-  current: boolean;
-}
 
 describe('core: sessions the person controls (GET/DELETE /sessions, STOP in the chat)', function () {
   this.timeout(60000);
