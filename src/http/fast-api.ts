@@ -6,6 +6,7 @@ import type { ApiCall, ApiHandler, ApiRoute } from './api-core.js';
 import { leanResponder, type OnLeanDone } from './lean-response.js';
 import { requestIdFrom } from './middleware/request-context.js';
 import { JSON_TYPE, readBody, TooLarge } from './read-body.js';
+import { clientIp } from '../security/client-ip.js';
 
 export interface FastApiOptions {
   api: Record<ApiRoute, ApiHandler>;
@@ -51,18 +52,6 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   }
 }
 
-/** Koa's `ctx.ip`: behind a trusted proxy the last X-Forwarded-For hop, else the socket's peer. */
-function clientIp(req: IncomingMessage, trustProxy: boolean): string {
-  const header = trustProxy ? req.headers['x-forwarded-for'] : undefined;
-  const forwarded = Array.isArray(header) ? header.join(',') : header;
-  if (forwarded) {
-    const hops = forwarded.split(/\s*,\s*/);
-    const last = hops[hops.length - 1];
-    if (last) return last;
-  }
-  return req.socket.remoteAddress ?? '';
-}
-
 /**
  * The endpoints an app polls (register-pin, check-login, profile, refresh-token) answered before
  * Koa, as the webhook is (fast-webhook.ts): at thousands of polls a second Koa's per-request
@@ -100,7 +89,7 @@ export async function fastApi(options: FastApiOptions, next: RequestListener): P
     const requestLog = (): Logger => (child ??= log.child({ requestId: at.requestId }));
     const call: ApiCall = {
       body: () => readJson(req, bodyLimit),
-      ip: clientIp(req, trustProxy),
+      ip: clientIp(req.headers, req.socket.remoteAddress, trustProxy),
       userAgent: req.headers['user-agent'] ?? '',
       authorization: req.headers.authorization ?? '',
       log: () => (call.claims ? (userLog ??= requestLog().child({ userId: call.claims.sub })) : requestLog()),

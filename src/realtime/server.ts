@@ -9,19 +9,13 @@ import { INTERNAL_EVENTS } from './events.js';
 import { createHandlers } from './handlers.js';
 import { initSocketData } from './socket-state.js';
 import { EventThrottle } from './throttle.js';
+import { clientIp } from '../security/client-ip.js';
 
 export interface Realtime {
   io: Server;
   connections(): number;
   /** Closes every connection so its client reconnects (to another node); bounded, never waits on Redis. */
   close(): Promise<void>;
-}
-
-/** Client IP of a socket: the last X-Forwarded-For hop when behind a trusted proxy (as Koa's ctx.ip). */
-function socketIp(headers: Record<string, string | string[] | undefined>, address: string, trustProxy: boolean): string {
-  const xff = headers['x-forwarded-for'];
-  if (trustProxy && typeof xff === 'string' && xff.trim() !== '') return xff.split(',').pop()!.trim();
-  return address;
 }
 
 /**
@@ -90,7 +84,7 @@ export function attachRealtime(httpServer: HttpServer, services: Services): Real
   });
   io.engine.on('connection', (raw: { request: IncomingMessage | null; remoteAddress: string }) => {
     if (raw.request) {
-      const ip = socketIp(raw.request.headers, raw.remoteAddress, config.trustProxy);
+      const ip = clientIp(raw.request.headers, raw.remoteAddress, config.trustProxy);
       clientIps.set(raw, { ip, origin: originOf(raw.request.headers['user-agent'], ip) });
       const res = upgradeResponses.get(raw.request);
       if (res) res.req = null;
