@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Cluster } from 'ioredis';
 import type { RedisClient } from './connection.js';
+import { argValue, PhasePlans, type ScriptArg, type StepArg } from './phase-plans.js';
+
+export { fixed, type ScriptArg, type StepArg } from './phase-plans.js';
 
 /**
  * The Lua scripts (src/redis/scripts/**.lua, copied beside the build) registered on a client.
@@ -75,12 +78,14 @@ const PHASES = {
 } as const satisfies Record<string, readonly StepName[]>;
 export type PhaseName = keyof typeof PHASES;
 
-export type ScriptArg = string | number;
-/** One step of a request: which step, on which keys (one slot), with which arguments. */
+/**
+ * One step of a request: which step, on which keys (one slot), with which arguments (those
+ * marked `fixed` are the same on every request of the shape: phase-plans.ts).
+ */
 export interface Step {
   step: StepName;
   keys: string[];
-  args: ScriptArg[];
+  args: StepArg[];
 }
 type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
 
@@ -101,13 +106,16 @@ function stepSource(step: StepName): string {
   return (WITH_BUDGETS.has(step) ? budgetLibrary : '') + read(`steps/${step}`);
 }
 
-/** A phase's steps composed into one script: each step's source becomes a function of (KEYS, ARGV). */
-function phaseSource(phase: PhaseName): string {
+/**
+ * A phase's steps composed into one script: each step's source becomes a function of (KEYS,
+ * ARGV). `prologue`, a plan's (phase-plans.ts), runs before the runner and rebuilds its KEYS and ARGV.
+ */
+function phaseSource(phase: PhaseName, prologue = ''): string {
   const steps: readonly StepName[] = PHASES[phase];
   const budgets = steps.some((s) => WITH_BUDGETS.has(s)) ? budgetLibrary : '';
   const bodies = steps.map((s) => `STEPS['${s}'] = function(KEYS, ARGV)\n${read(`steps/${s}`)}\nend\n`);
   // the first line names the phase's steps: fault tests recognise its EVAL by it (scriptMarker)
-  return `-- STEPS['${steps.join(',')}']\n${budgets}local STEPS = {}\n${bodies.join('')}${runner}`;
+  return `-- STEPS['${steps.join(',')}']\n${budgets}local STEPS = {}\n${bodies.join('')}${prologue}${runner}`;
 }
 
 export type ScriptId = ScriptName | PhaseName | `step:${StepName}`;
@@ -137,9 +145,12 @@ export interface ScriptsOptions {
 export class Scripts {
   /** one call per step: on a cluster (a phase's keys live in several slots) */
   readonly split: boolean;
+  /** the phases' compiled plans (one Redis only) */
+  readonly plans: PhasePlans;
 
   constructor(private readonly client: RedisClient, opts: ScriptsOptions = {}) {
     this.split = opts.split ?? client instanceof Cluster;
+    this.plans = new PhasePlans(client, (phase, prologue) => phaseSource(phase as PhaseName, prologue));
     for (const name of SCRIPT_NAMES) {
       const declared = DECLARED_KEYS[name];
       // without numberOfKeys, ioredis takes the key count from the call's first argument
@@ -151,8 +162,12 @@ export class Scripts {
   }
 
   private call(id: ScriptId, args: ScriptArg[]): Promise<unknown> {
-    const fn = (this.client as unknown as Record<string, ScriptFn>)[commandName(id)];
-    if (!fn) throw new Error(`script ${id} not defined`);
+    return this.command(commandName(id), args);
+  }
+
+  private command(name: string, args: ScriptArg[]): Promise<unknown> {
+    const fn = (this.client as unknown as Record<string, ScriptFn>)[name];
+    if (!fn) throw new Error(`script ${name} not defined`);
     return fn.apply(this.client, args);
   }
 
@@ -175,7 +190,7 @@ export class Scripts {
 
   /** One step on its own (one slot, one call), returning its raw answer. */
   async step(s: Step, carry: string[] = []): Promise<string[]> {
-    return asStrings(s.step, await this.call(`step:${s.step}`, [s.keys.length, ...s.keys, ...s.args, ...carry]));
+    return asStrings(s.step, await this.call(`step:${s.step}`, [s.keys.length, ...s.keys, ...s.args.map(argValue), ...carry]));
   }
 
   /**
@@ -185,10 +200,12 @@ export class Scripts {
   async phase(name: PhaseName, steps: Step[]): Promise<string[]> {
     checkPlan(name, steps);
     if (this.split) return this.stepByStep(steps);
+    const plan = this.plans.plan(name, steps);
+    if (plan) return asStrings(name, await this.command(plan.command, [plan.keys.length, ...plan.keys, ...plan.args]));
     const header: ScriptArg[] = [steps.length];
     for (const s of steps) header.push(s.step, s.keys.length, s.args.length);
     const keys = steps.flatMap((s) => s.keys);
-    return asStrings(name, await this.call(name, [keys.length, ...keys, ...header, ...steps.flatMap((s) => s.args)]));
+    return asStrings(name, await this.call(name, [keys.length, ...keys, ...header, ...steps.flatMap((s) => s.args.map(argValue))]));
   }
 
   /** The runner of lib/steps.lua, a call per step. */

@@ -1,5 +1,5 @@
 import type { Keys } from '../redis/keys.js';
-import type { ScriptArg, Step } from '../redis/scripts.js';
+import { fixed, type StepArg, type Step } from '../redis/scripts.js';
 import type { BudgetSet } from '../security/limits.js';
 
 /**
@@ -15,16 +15,16 @@ import type { BudgetSet } from '../security/limits.js';
  * judged; in one script it is spent after, on a miss (lib/budgets.lua).
  */
 function take(b: BudgetSet, split: boolean): Step[] {
-  return b.groupKeys.length === 0 ? [] : [{ step: 'budget-take', keys: b.groupKeys, args: [...b.groupArgs, split ? '1' : '0'] }];
+  return b.groupKeys.length === 0 ? [] : [{ step: 'budget-take', keys: b.groupKeys, args: [...b.groupArgs, fixed(split ? '1' : '0')] }];
 }
 
 /** budget-settle after the answer: spends or gives back what the answer costs or does not. */
 function settle(b: BudgetSet, split: boolean): Step[] {
-  return b.groupKeys.length === 0 ? [] : [{ step: 'budget-settle', keys: b.groupKeys, args: [...b.groupModes, split ? '1' : '0', ...b.groupWindows] }];
+  return b.groupKeys.length === 0 ? [] : [{ step: 'budget-settle', keys: b.groupKeys, args: [...b.groupModes, fixed(split ? '1' : '0'), ...b.groupWindows] }];
 }
 
 export function checkSteps(keys: Keys, b: BudgetSet, pinHash: string, keepMs: number, split: boolean): Step[] {
-  return [...take(b, split), { step: 'check', keys: [keys.registration(pinHash), ...b.pinKeys], args: [...b.pinArgs, keepMs] }, ...settle(b, split)];
+  return [...take(b, split), { step: 'check', keys: [keys.registration(pinHash), ...b.pinKeys], args: [...b.pinArgs, fixed(keepMs)] }, ...settle(b, split)];
 }
 
 export interface RegisterRequest {
@@ -47,17 +47,17 @@ export interface RegisterRequest {
  */
 export function registerSteps(keys: Keys, b: BudgetSet, r: RegisterRequest, split: boolean): Step[] {
   const rk = keys.registration(r.pinHash);
-  const common: ScriptArg[] = [r.emojiHash, r.mode, r.newPinId, r.ttlMs, r.memoryMs, r.origin];
+  const common: StepArg[] = [r.emojiHash, fixed(r.mode), r.newPinId, fixed(r.ttlMs), fixed(r.memoryMs), r.origin];
   const emoji: Step[] =
     r.emojiHash !== ''
-      ? [{ step: 'emoji', keys: [keys.emoji(r.emojiHash)], args: [r.pinHash, r.emojiHash, 'own', 0] }]
-      : r.candidates.map((e, i) => ({ step: 'emoji', keys: [keys.emoji(e)], args: [r.pinHash, e, 'draw', i + 1] }));
+      ? [{ step: 'emoji', keys: [keys.emoji(r.emojiHash)], args: [r.pinHash, r.emojiHash, fixed('own'), fixed(0)] }]
+      : r.candidates.map((e, i) => ({ step: 'emoji', keys: [keys.emoji(e)], args: [r.pinHash, e, fixed('draw'), fixed(i + 1)] }));
   return [
     ...take(b, split),
-    { step: 'registration', keys: [rk], args: ['read', ...common] },
+    { step: 'registration', keys: [rk], args: [fixed('read'), ...common] },
     ...emoji,
     { step: 'active-add', keys: [keys.active(keys.activeBucket(r.pinHash))], args: [r.pinHash] },
-    { step: 'registration', keys: [rk], args: ['write', ...common] },
+    { step: 'registration', keys: [rk], args: [fixed('write'), ...common] },
   ];
 }
 

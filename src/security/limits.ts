@@ -3,7 +3,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 import type { RateLimitConfig } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Keys } from '../redis/keys.js';
-import type { ScriptArg } from '../redis/scripts.js';
+import { fixed, type StepArg } from '../redis/scripts.js';
 import { ipGroup } from './ip-group.js';
 
 /**
@@ -42,12 +42,13 @@ export interface BudgetSet {
   group: string;
   names: BudgetName[];
   groupKeys: string[];
-  groupArgs: ScriptArg[];
+  /** budget descriptions are configuration: fixed arguments of a phase plan (phase-plans.ts) */
+  groupArgs: StepArg[];
   /** the mode of each group budget, and its window (ms), for budget-settle */
-  groupModes: string[];
-  groupWindows: number[];
+  groupModes: StepArg[];
+  groupWindows: StepArg[];
   pinKeys: string[];
-  pinArgs: ScriptArg[];
+  pinArgs: StepArg[];
 }
 
 const REFUSALS: Record<BudgetName, string> = {
@@ -57,8 +58,13 @@ const REFUSALS: Record<BudgetName, string> = {
   guess: 'Too many wrong guesses from this network',
 };
 
+/** Client addresses whose group is remembered: a node sees the same few addresses again and again (proxies, NAT). */
+const GROUPS_REMEMBERED = 4096;
+
 export class Limits {
   private readonly specs: Record<BudgetName, BudgetSpec>;
+  /** address → group (ipGroup parses IPv6 text: a tenth of a polled request's CPU before) */
+  private readonly groups = new Map<string, string>();
   private readonly plain: Record<PlainLimit, RateLimiterRedis>;
 
   constructor(redis: RedisClient, private readonly keys: Keys, private readonly cfg: RateLimitConfig) {
@@ -82,7 +88,13 @@ export class Limits {
 
   /** The network a client address counts under. */
   group(ip: string): string {
-    return ipGroup(ip, this.cfg.ipv6PrefixLength);
+    let group = this.groups.get(ip);
+    if (group === undefined) {
+      if (this.groups.size >= GROUPS_REMEMBERED) this.groups.clear();
+      group = ipGroup(ip, this.cfg.ipv6PrefixLength);
+      this.groups.set(ip, group);
+    }
+    return group;
   }
 
   /** register-pin: the group's registrations. */
@@ -110,19 +122,19 @@ export class Limits {
     list.forEach(([name, key], i) => {
       const s = this.specs[name];
       // the index names the budget in a refusal (refusal() below)
-      const spec = [s.points, s.windowMs, s.mode, i + 1];
+      const spec = [fixed(s.points), fixed(s.windowMs), fixed(s.mode), fixed(i + 1)];
       if (s.of === 'pin') {
         set.pinKeys.push(this.keys.pinBudget(s.key, key));
         set.pinArgs.push(...spec);
       } else {
         set.groupKeys.push(this.keys.groupBudget(s.key, key));
         set.groupArgs.push(...spec);
-        set.groupModes.push(s.mode);
-        set.groupWindows.push(s.windowMs);
+        set.groupModes.push(spec[2]!);
+        set.groupWindows.push(spec[1]!);
       }
     });
-    set.groupArgs.unshift(set.groupKeys.length);
-    set.pinArgs.unshift(set.pinKeys.length);
+    set.groupArgs.unshift(fixed(set.groupKeys.length));
+    set.pinArgs.unshift(fixed(set.pinKeys.length));
     return set;
   }
 

@@ -1,0 +1,135 @@
+import type { RedisClient } from './connection.js';
+
+/**
+ * Phase plans: a phase's fixed arguments compiled into its script, so a call carries only what
+ * differs between requests. A check-login phase is three steps whose 38 arguments were almost
+ * all the same on every request (each budget's points, window and mode, the steps' key and
+ * argument counts, the collect window) and whose six keys held two twice. Encoding and sending
+ * them cost the web node about a third of its CPU per check, and turning them into Lua strings
+ * cost Redis as much again. A plan keeps the phase's source and its step protocol as they are
+ * and puts a prologue before the runner that rebuilds the full KEYS and ARGV from the unique
+ * keys and the varying arguments the call sends, with every fixed argument as a Lua literal.
+ *
+ * What is fixed is said by the caller (`fixed()`): configuration and shape, never request data.
+ * A plan is made once per distinct shape (steps, key repeats, fixed values), so a process has a
+ * handful. A call with no fixed argument (a phase whose caller did not opt in, e.g. one whose
+ * step count varies with the data) and any call past MAX_PLANS (a caller marking request data
+ * as fixed) run uncompiled, as before.
+ */
+export type ScriptArg = string | number;
+
+/** An argument that is the same on every request of its shape (configuration, a mode, a count). */
+export class Fixed {
+  constructor(readonly value: ScriptArg) {}
+}
+
+export const fixed = (value: ScriptArg): Fixed => new Fixed(value);
+
+/** A step's argument: sent with each call, or compiled into the plan's script. */
+export type StepArg = ScriptArg | Fixed;
+
+export const argValue = (a: StepArg): ScriptArg => (a instanceof Fixed ? a.value : a);
+
+/** The plan-independent part of a step (scripts.ts's Step). */
+export interface PlanStep {
+  step: string;
+  keys: string[];
+  args: StepArg[];
+}
+
+/** Plans a process may compile before it stops compiling (each one is a script in Redis's cache). */
+export const MAX_PLANS = 64;
+
+/** A Lua string literal of any text (decimal byte escapes: Lua 5.1 has no \x or \u). */
+export function luaString(value: ScriptArg): string {
+  let out = '"';
+  for (const byte of Buffer.from(String(value), 'utf8')) {
+    out += byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c ? String.fromCharCode(byte) : `\\${byte}`;
+  }
+  return out + '"';
+}
+
+/** What one call of a plan sends: its command, the unique keys, the varying arguments. */
+export interface PlanCall {
+  command: string;
+  keys: string[];
+  args: ScriptArg[];
+}
+
+export class PhasePlans {
+  /** shape → the command that runs its compiled script */
+  private readonly commands = new Map<string, string>();
+
+  /**
+   * @param source the phase's source with the prologue put before its runner
+   */
+  constructor(
+    private readonly client: RedisClient,
+    private readonly source: (phase: string, prologue: string) => string,
+  ) {}
+
+  /** How many plans this process compiled (tests: request data never becomes a plan). */
+  get size(): number {
+    return this.commands.size;
+  }
+
+  /** The call of `steps` as a plan of `phase`, compiling it on first sight; null: run it uncompiled. */
+  plan(phase: string, steps: readonly PlanStep[]): PlanCall | null {
+    const keys: string[] = [];
+    const args: ScriptArg[] = [];
+    let anyFixed = false;
+    // The shape: which step, which of the unique keys, which fixed values and where the varying
+    // ones go. JSON quoting keeps a fixed value from reading as another shape's separators.
+    let shape = phase;
+    for (const s of steps) {
+      shape += `|${s.step}:`;
+      for (const k of s.keys) {
+        let at = keys.indexOf(k);
+        if (at < 0) at = keys.push(k) - 1;
+        shape += `${at},`;
+      }
+      shape += ':';
+      for (const a of s.args) {
+        if (a instanceof Fixed) {
+          anyFixed = true;
+          shape += `${JSON.stringify(a.value)},`;
+        } else {
+          args.push(a);
+          shape += '?,';
+        }
+      }
+    }
+    if (!anyFixed) return null;
+    let command = this.commands.get(shape);
+    if (command === undefined) {
+      if (this.commands.size >= MAX_PLANS) return null;
+      command = `pinauth_plan_${this.commands.size}`;
+      this.client.defineCommand(command, { lua: this.source(phase, prologue(steps)) });
+      this.commands.set(shape, command);
+    }
+    return { command, keys, args };
+  }
+}
+
+/**
+ * Lua that turns a plan's call (unique keys, varying arguments) back into the KEYS and ARGV the
+ * runner of lib/steps.lua reads: the step header and every argument in order, fixed ones as
+ * literals. Redis passes every argument as a string, so literals are strings too.
+ */
+function prologue(steps: readonly PlanStep[]): string {
+  const keys: string[] = [];
+  const header: string[] = [luaString(steps.length)];
+  const args: string[] = [];
+  const seen: string[] = [];
+  let varying = 0;
+  for (const s of steps) {
+    header.push(luaString(s.step), luaString(s.keys.length), luaString(s.args.length));
+    for (const k of s.keys) {
+      let at = seen.indexOf(k);
+      if (at < 0) at = seen.push(k) - 1;
+      keys.push(`K[${at + 1}]`);
+    }
+    for (const a of s.args) args.push(a instanceof Fixed ? luaString(a.value) : `V[${++varying}]`);
+  }
+  return `local K, V = KEYS, ARGV\nlocal KEYS = { ${keys.join(', ')} }\nlocal ARGV = { ${[...header, ...args].join(', ')} }\n`;
+}
