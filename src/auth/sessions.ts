@@ -96,7 +96,7 @@ export class Sessions {
    */
   private async rotate(userId: string, sid: string, presentedJti: string): Promise<IssuedPair> {
     const user = await this.user(userId);
-    const issued = this.tokens.issuePair(userId, sid, user.roles, newShortId());
+    const issued = this.tokens.issuePair(userId, sid, user.roles, newShortId(), { remember: true });
     const pair: IssuedPair = { token: issued.token, refreshToken: issued.refreshToken };
     const [outcome, kept = ''] = await this.scripts.strings('rotate-session', [
       this.keys.session(userId, sid),

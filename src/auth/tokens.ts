@@ -5,7 +5,8 @@ import type { KeyRing } from './key-ring.js';
 /**
  * Access and refresh JWTs, signed with the key ring's active key (ES256 by default, EdDSA, or
  * HS256 by configuration) and verified with whichever ring key the token's `kid` names, its
- * algorithm pinned to that key. Both directions use node:crypto on KeyObjects prepared once:
+ * algorithm pinned to that key. Refresh tokens are HS256 under the named key's derived refresh
+ * key (key-ring.ts); one signed by the key itself (issued before) still verifies as a refresh token. Both directions use node:crypto on KeyObjects prepared once:
  * a login signs two tokens on the worker's hot path, and jsonwebtoken neither knows EdDSA nor
  * verifies ES256 as fast (measured: 101 µs vs 78 µs per ES256 verification).
  */
@@ -60,6 +61,12 @@ function parseSegment(segment: string): unknown {
   }
 }
 
+/** A signed JWT: the key's JOSE header, the claims, the key's signature. */
+function signWith(key: { header: string; sign(input: string): string }, claims: TokenClaims): string {
+  const unsigned = `${key.header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+  return `${unsigned}.${key.sign(unsigned)}`;
+}
+
 const invalid = (): AppError => new AppError('AUTHENTICATION_FAILED', 'Invalid or expired token');
 
 /**
@@ -100,19 +107,22 @@ export class TokenService {
     return this.settings.refreshTtl;
   }
 
-  /** Signs a pair for a session. The refresh jti is chosen by the caller (it is stored in the session). */
-  issuePair(userId: string, sid: string, roles: string[], refreshJti: string): TokenPair {
+  /**
+   * Signs a pair for a session. The refresh jti is chosen by the caller (it is stored in the
+   * session). `remember`: a web node that hands the pair out counts the access token as verified
+   * (it signed it), so the client's next request with it skips the signature check.
+   */
+  issuePair(userId: string, sid: string, roles: string[], refreshJti: string, opts: { remember?: boolean } = {}): TokenPair {
     const iat = Math.floor(Date.now() / 1000);
     const iss = this.settings.issuer;
-    const token = this.sign({ typ: 'access', sid, roles, iat, exp: iat + this.settings.accessTtl, iss, sub: userId, jti: newShortId() });
-    const refreshToken = this.sign({ typ: 'refresh', sid, iat, exp: iat + this.settings.refreshTtl, iss, sub: userId, jti: refreshJti });
-    return { token, refreshToken, refreshJti };
-  }
-
-  private sign(claims: TokenClaims): string {
     const key = this.keys.active;
-    const unsigned = `${key.header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-    return `${unsigned}.${key.sign(unsigned)}`;
+    // the active key always signs: the ring is built with its private part
+    const refreshKey = key.refresh!;
+    const access: TokenClaims = { typ: 'access', sid, roles, iat, exp: iat + this.settings.accessTtl, iss, sub: userId, jti: newShortId() };
+    const token = signWith(key, access);
+    const refreshToken = signWith(refreshKey, { typ: 'refresh', sid, iat, exp: iat + this.settings.refreshTtl, iss, sub: userId, jti: refreshJti });
+    if (opts.remember) this.remember(token, access);
+    return { token, refreshToken, refreshJti };
   }
 
   /**
@@ -121,7 +131,7 @@ export class TokenService {
    * AUTHENTICATION_FAILED, except an expired refresh token, which is REFRESH_TOKEN_EXPIRED.
    */
   verify(token: string, typ: TokenType, opts: { allowExpired?: boolean } = {}): TokenClaims {
-    const claims = this.verified.get(token) ?? this.verifySignature(token);
+    const claims = this.verified.get(token) ?? this.verifySignature(token, typ);
     const now = Math.floor(Date.now() / 1000);
     if (claims.nbf !== undefined && claims.nbf > now) throw invalid();
     if (now >= claims.exp && opts.allowExpired !== true) {
@@ -140,18 +150,24 @@ export class TokenService {
     this.verified.set(token, claims);
   }
 
-  /** Key, algorithm, signature, issuer and the claims' shape: what does not change with time. */
-  private verifySignature(token: string): TokenClaims {
+  /**
+   * Key, algorithm, signature, issuer and the claims' shape: what does not change with time. A
+   * refresh token may be HS256 under the named key's refresh key; anything else must carry the
+   * named key's own algorithm.
+   */
+  private verifySignature(token: string, typ: TokenType): TokenClaims {
     const first = token.indexOf('.');
     const last = token.lastIndexOf('.');
     if (first <= 0 || last !== token.indexOf('.', first + 1) || last === token.length - 1) throw invalid();
     const header = parseSegment(token.slice(0, first));
     if (typeof header !== 'object' || header === null) throw invalid();
     const { alg, kid, crit } = header as Record<string, unknown>;
-    const key = this.keys.find(kid);
+    const ringKey = this.keys.find(kid);
     // The key decides the algorithm: a token naming an ES256 key with alg HS256 (keyed with the
-    // public key, the classic confusion) or alg none never reaches a signature check.
-    if (key === undefined || alg !== key.alg || crit !== undefined) throw invalid();
+    // public key, the classic confusion) or alg none never reaches a signature check. HS256 on
+    // an asymmetric key's kid means its refresh key: a secret derived from the private part.
+    const key = typ === 'refresh' && alg === 'HS256' ? ringKey?.refresh : ringKey;
+    if (key === undefined || ringKey === undefined || (key === ringKey && alg !== ringKey.alg) || crit !== undefined) throw invalid();
     const signature = token.slice(last + 1);
     if (!SEGMENT.test(signature) || !key.verify(token.slice(0, last), Buffer.from(signature, 'base64url'))) throw invalid();
     const claims = parseSegment(token.slice(first + 1, last));

@@ -120,6 +120,28 @@ for (const alg of ['ES256', 'EdDSA'] as AsymmetricAlg[]) {
       expect(codeOf(() => tokens.verify(jwt.sign(claims, rsa, { algorithm: 'RS256', keyid: current.kid }), 'access'))).to.equal('AUTHENTICATION_FAILED');
     });
 
+    it('refresh tokens: HS256 under the active key\'s derived refresh key, the same on every node; one signed by the key itself still verifies', function () {
+      expect(header(pair.refreshToken)).to.deep.equal({ alg: 'HS256', typ: 'JWT', kid: current.kid });
+      // another process with the same keys (a web node after the worker signed it) verifies it
+      const elsewhere = new TokenService(SETTINGS, KeyRing.fromMaterial(parseKeySet(JSON.stringify([privateJwk(previous), privateJwk(current)])), current.kid));
+      expect(elsewhere.verify(pair.refreshToken, 'refresh')).to.include({ sub: 'user-1', jti: 'jti-1' });
+      // issued before refresh keys existed: signed by the asymmetric key itself
+      const legacy = signWith(current, payload(pair.refreshToken));
+      expect(tokens.verify(legacy, 'refresh').jti).to.equal('jti-1');
+      // an HS256 refresh token is never an access token, and HS256 never stands for the key's own algorithm
+      expect(codeOf(() => tokens.verify(pair.refreshToken, 'access'))).to.equal('AUTHENTICATION_FAILED');
+      const input = `${b64({ alg: 'HS256', typ: 'JWT', kid: current.kid })}.${b64(payload(pair.refreshToken))}`;
+      for (const k of [current.publicKey.export({ type: 'spki', format: 'pem' }), SECRET]) {
+        const forged = `${input}.${createHmac('sha256', k).update(input).digest('base64url')}`;
+        expect(codeOf(() => tokens.verify(forged, 'refresh'))).to.equal('AUTHENTICATION_FAILED');
+      }
+      // a verify-only key has no refresh key: its HS256 refresh tokens can't be checked
+      const publicOnly = parseKeySet(JSON.stringify([privateJwk(previous), { ...current.publicKey.export({ format: 'jwk' }), kid: current.kid }]));
+      const verifier = new TokenService(SETTINGS, KeyRing.fromMaterial(publicOnly, previous.kid));
+      expect(codeOf(() => verifier.verify(pair.refreshToken, 'refresh'))).to.equal('AUTHENTICATION_FAILED');
+      expect(verifier.verify(pair.token, 'access').sub).to.equal('user-1');
+    });
+
     it('a retired key (no longer in the ring) no longer verifies its tokens', function () {
       const after = new TokenService(SETTINGS, KeyRing.fromMaterial([current], current.kid));
       expect(codeOf(() => after.verify(signWith(previous, payload(pair.token)), 'access'))).to.equal('AUTHENTICATION_FAILED');
