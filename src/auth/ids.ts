@@ -1,4 +1,4 @@
-import { randomFillSync, randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /**
  * Random identifiers: opaque, URL-safe, unguessable. Short ids are cut from a pooled buffer of
@@ -18,4 +18,10 @@ export function newShortId(): string {
   return id;
 }
 
-export const newUserId = (): string => randomUUID();
+/**
+ * A user id: 128 random bits as 22 base64url characters. It was a UUID (36 characters); a user's
+ * id stands in seven keys and values a session keeps (its key and owner, the user's key and
+ * record, the phone index, the session index, the chat message's mark), so the shorter form
+ * saves about 100 bytes a signed-in person. Ids already given out stay as they are: ids are opaque.
+ */
+export const newUserId = (): string => newShortId();

@@ -20,10 +20,25 @@ export type ScriptArg = string | number;
 
 /** An argument that is the same on every request of its shape (configuration, a mode, a count). */
 export class Fixed {
-  constructor(readonly value: ScriptArg) {}
+  /** its part of a plan's shape, quoted so that no value reads as another shape's separators */
+  readonly shape: string;
+  constructor(readonly value: ScriptArg) {
+    this.shape = `${JSON.stringify(value)},`;
+  }
 }
 
-export const fixed = (value: ScriptArg): Fixed => new Fixed(value);
+/** Fixed arguments by value: the same few (points, windows, modes) recur on every request. */
+const FIXED = new Map<ScriptArg, Fixed>();
+
+export function fixed(value: ScriptArg): Fixed {
+  let f = FIXED.get(value);
+  if (f === undefined) {
+    f = new Fixed(value);
+    // bounded: fixed values are configuration; anything past this is made anew each time
+    if (FIXED.size < 1024) FIXED.set(value, f);
+  }
+  return f;
+}
 
 /** A step's argument: sent with each call, or compiled into the plan's script. */
 export type StepArg = ScriptArg | Fixed;
@@ -78,8 +93,7 @@ export class PhasePlans {
     const keys: string[] = [];
     const args: ScriptArg[] = [];
     let anyFixed = false;
-    // The shape: which step, which of the unique keys, which fixed values and where the varying
-    // ones go. JSON quoting keeps a fixed value from reading as another shape's separators.
+    // The shape: which step, which of the unique keys, which fixed values and where the varying ones go.
     let shape = phase;
     for (const s of steps) {
       shape += `|${s.step}:`;
@@ -92,7 +106,7 @@ export class PhasePlans {
       for (const a of s.args) {
         if (a instanceof Fixed) {
           anyFixed = true;
-          shape += `${JSON.stringify(a.value)},`;
+          shape += a.shape;
         } else {
           args.push(a);
           shape += '?,';
