@@ -7,8 +7,8 @@ import type { RedisClient } from './connection.js';
  * argument counts, the collect window) and whose six keys held two twice. Encoding and sending
  * them cost the web node about a third of its CPU per check, and turning them into Lua strings
  * cost Redis as much again. A plan keeps the phase's source and its step protocol as they are
- * and puts a prologue before the runner that rebuilds the full KEYS and ARGV from the unique
- * keys and the varying arguments the call sends, with every fixed argument as a Lua literal.
+ * and puts a prologue before the runner that writes the steps to run (names, keys, arguments)
+ * from the unique keys and the varying arguments the call sends, every fixed argument a Lua literal.
  *
  * What is fixed is said by the caller (`fixed()`): configuration and shape, never request data.
  * A plan is made once per distinct shape (steps, key repeats, fixed values), so a process has a
@@ -126,24 +126,21 @@ export class PhasePlans {
 }
 
 /**
- * Lua that turns a plan's call (unique keys, varying arguments) back into the KEYS and ARGV the
- * runner of lib/steps.lua reads: the step header and every argument in order, fixed ones as
- * literals. Redis passes every argument as a string, so literals are strings too.
+ * Lua that turns a plan's call (unique keys, varying arguments) into the PLAN the runner of
+ * lib/steps.lua runs: each step's name, keys and arguments, fixed ones as literals. Redis passes
+ * every argument as a string, so literals are strings too.
  */
 function prologue(steps: readonly PlanStep[]): string {
-  const keys: string[] = [];
-  const header: string[] = [luaString(steps.length)];
-  const args: string[] = [];
   const seen: string[] = [];
   let varying = 0;
-  for (const s of steps) {
-    header.push(luaString(s.step), luaString(s.keys.length), luaString(s.args.length));
-    for (const k of s.keys) {
+  const entries = steps.map((s) => {
+    const keys = s.keys.map((k) => {
       let at = seen.indexOf(k);
       if (at < 0) at = seen.push(k) - 1;
-      keys.push(`K[${at + 1}]`);
-    }
-    for (const a of s.args) args.push(a instanceof Fixed ? luaString(a.value) : `V[${++varying}]`);
-  }
-  return `local K, V = KEYS, ARGV\nlocal KEYS = { ${keys.join(', ')} }\nlocal ARGV = { ${[...header, ...args].join(', ')} }\n`;
+      return `K[${at + 1}]`;
+    });
+    const args = s.args.map((a) => (a instanceof Fixed ? luaString(a.value) : `V[${++varying}]`));
+    return `{ ${luaString(s.step)}, { ${keys.join(', ')} }, { ${args.join(', ')} } }`;
+  });
+  return `local K, V = KEYS, ARGV\nlocal PLAN = {\n  ${entries.join(',\n  ')},\n}\n`;
 }

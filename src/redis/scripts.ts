@@ -108,9 +108,10 @@ function stepSource(step: StepName): string {
 
 /**
  * A phase's steps composed into one script: each step's source becomes a function of (KEYS,
- * ARGV). `prologue`, a plan's (phase-plans.ts), runs before the runner and rebuilds its KEYS and ARGV.
+ * ARGV). `prologue`, a plan's (phase-plans.ts), runs before the runner and writes its PLAN; without
+ * one the runner reads the steps from ARGV.
  */
-function phaseSource(phase: PhaseName, prologue = ''): string {
+function phaseSource(phase: PhaseName, prologue = 'local PLAN = nil\n'): string {
   const steps: readonly StepName[] = PHASES[phase];
   const budgets = steps.some((s) => WITH_BUDGETS.has(s)) ? budgetLibrary : '';
   const bodies = steps.map((s) => `STEPS['${s}'] = function(KEYS, ARGV)\n${read(`steps/${s}`)}\nend\n`);
@@ -140,6 +141,8 @@ const commandName = (id: ScriptId): string => 'pinauth_' + id.replace(/[-:]/g, '
 export interface ScriptsOptions {
   /** run every step as a call of its own even on a single Redis (tests of the cluster path) */
   split?: boolean;
+  /** compile phases with fixed arguments into plans (default); false: every phase call sends them all (tests) */
+  plans?: boolean;
 }
 
 export class Scripts {
@@ -147,9 +150,11 @@ export class Scripts {
   readonly split: boolean;
   /** the phases' compiled plans (one Redis only) */
   readonly plans: PhasePlans;
+  private readonly planned: boolean;
 
   constructor(private readonly client: RedisClient, opts: ScriptsOptions = {}) {
     this.split = opts.split ?? client instanceof Cluster;
+    this.planned = opts.plans ?? true;
     this.plans = new PhasePlans(client, (phase, prologue) => phaseSource(phase as PhaseName, prologue));
     for (const name of SCRIPT_NAMES) {
       const declared = DECLARED_KEYS[name];
@@ -200,7 +205,7 @@ export class Scripts {
   async phase(name: PhaseName, steps: Step[]): Promise<string[]> {
     checkPlan(name, steps);
     if (this.split) return this.stepByStep(steps);
-    const plan = this.plans.plan(name, steps);
+    const plan = this.planned ? this.plans.plan(name, steps) : null;
     if (plan) return asStrings(name, await this.command(plan.command, [plan.keys.length, ...plan.keys, ...plan.args]));
     const header: ScriptArg[] = [steps.length];
     for (const s of steps) header.push(s.step, s.keys.length, s.args.length);
