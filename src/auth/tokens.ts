@@ -6,9 +6,10 @@ import type { KeyRing } from './key-ring.js';
  * Access and refresh JWTs, signed with the key ring's active key (ES256 by default, EdDSA, or
  * HS256 by configuration) and verified with whichever ring key the token's `kid` names, its
  * algorithm pinned to that key. Refresh tokens are HS256 under the named key's derived refresh
- * key (key-ring.ts); one signed by the key itself (issued before) still verifies as a refresh token. Both directions use node:crypto on KeyObjects prepared once:
- * a login signs two tokens on the worker's hot path, and jsonwebtoken neither knows EdDSA nor
- * verifies ES256 as fast (measured: 101 µs vs 78 µs per ES256 verification).
+ * key (key-ring.ts); one signed by the key itself (issued before) still verifies as a refresh
+ * token. Both directions use node:crypto on KeyObjects prepared once: a login signs two tokens
+ * on the worker's hot path, and jsonwebtoken neither knows EdDSA nor verifies ES256 as fast
+ * (measured: 101 µs vs 78 µs per ES256 verification).
  */
 export type TokenType = 'access' | 'refresh';
 
@@ -116,8 +117,8 @@ export class TokenService {
     const iat = Math.floor(Date.now() / 1000);
     const iss = this.settings.issuer;
     const key = this.keys.active;
-    // the active key always signs: the ring is built with its private part
-    const refreshKey = key.refresh!;
+    const refreshKey = key.refresh;
+    if (refreshKey === undefined) throw new Error(`key ${key.kid} is verify-only`);
     const access: TokenClaims = { typ: 'access', sid, roles, iat, exp: iat + this.settings.accessTtl, iss, sub: userId, jti: newShortId() };
     const token = signWith(key, access);
     const refreshToken = signWith(refreshKey, { typ: 'refresh', sid, iat, exp: iat + this.settings.refreshTtl, iss, sub: userId, jti: refreshJti });
