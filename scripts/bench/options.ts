@@ -52,25 +52,26 @@ export interface BenchOptions {
   outDir: string | undefined;
 }
 
-// Under a minute on the quiet 2-core machine (about 58 s): fewer and smaller points than the
-// full run, each still long enough to read (a blast of 0.6 s is thousands of requests).
+// Under a minute on the quiet 2-core machine: fewer and smaller points than the full run, each
+// still long enough to read (a blast of 0.5 s is thousands of requests).
 const QUICK: Sizes = {
   ingestionRounds: 2,
-  ingestionSeconds: 0.6,
+  ingestionSeconds: 0.5,
   warmupSeconds: 0.3,
   connections: 32,
-  loginRates: [250, 500, 1000, 2000],
+  loginRates: [250, 500, 1000],
   loginSeconds: 1,
   loginWarmupSeconds: 0.3,
-  workerCounts: [1, 2, 4],
-  workerLogins: 800,
-  costLogins: 250,
+  // 4 workers on two cores only share them: the full run draws that point
+  workerCounts: [1, 2],
+  workerLogins: 500,
+  costLogins: 150,
   endpointRounds: 1,
-  endpointSeconds: 1,
-  verifiedLogins: 600,
-  registrationPoints: [500, 1000, 2000],
-  sessionLogins: 200,
-  socketPoints: [0, 500, 1000, 1500],
+  endpointSeconds: 0.8,
+  verifiedLogins: 400,
+  registrationPoints: [500, 1000, 1500],
+  sessionLogins: 150,
+  socketPoints: [0, 500, 1000],
   drainTimeoutMs: 30_000,
 };
 

@@ -23,6 +23,7 @@ export interface RegistrationPoint {
   usedMemoryMB: number;
   /** used_memory and own keys, bytes per registration since the curve's start */
   bytesPerRegistration: number;
+  /** own keys: what the key classes that grew added (queue history trimmed meanwhile, e.g. the ingestion's jobs, is not a registration's gain) */
   prefixBytesPerRegistration: number;
 }
 
@@ -51,7 +52,8 @@ const MB = 1024 * 1024;
 
 type ByClass = Awaited<ReturnType<typeof prefixMemory>>;
 
-const total = (m: ByClass): number => [...m.values()].reduce((a, e) => a + e.bytes, 0);
+/** Bytes the classes that grew added between two readings. */
+const added = (before: ByClass, after: ByClass): number => [...after].reduce((a, [c, e]) => a + Math.max(0, e.bytes - (before.get(c)?.bytes ?? 0)), 0);
 
 function perItem(before: ByClass, after: ByClass, n: number): Record<string, { bytes: number; keys: number }> {
   const out: Record<string, { bytes: number; keys: number }> = {};
@@ -134,7 +136,7 @@ async function registrationCurve(ctx: BenchContext, redis: ReturnType<typeof ben
       registrations: registered,
       usedMemoryMB: round(used / MB, 2),
       bytesPerRegistration: round((used - before) / registered),
-      prefixBytesPerRegistration: round((total(afterPrefix) - total(beforePrefix)) / registered),
+      prefixBytesPerRegistration: round(added(beforePrefix, afterPrefix) / registered),
     });
   }
   return { points, breakdown: perItem(beforePrefix, afterPrefix, registered) };
