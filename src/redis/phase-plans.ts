@@ -4,11 +4,13 @@ import type { RedisClient } from './connection.js';
  * Phase plans: a phase's fixed arguments compiled into its script, so a call carries only what
  * differs between requests. A check-login phase is three steps whose 38 arguments were almost
  * all the same on every request (each budget's points, window and mode, the steps' key and
- * argument counts, the collect window) and whose six keys held two twice. Encoding and sending
- * them cost the web node about a third of its CPU per check, and turning them into Lua strings
- * cost Redis as much again. A plan keeps the phase's source and its step protocol as they are
- * and puts a prologue before the runner that writes the steps to run (names, keys, arguments)
- * from the unique keys and the varying arguments the call sends, every fixed argument a Lua literal.
+ * argument counts, the collect window) and whose six keys held two twice; a plan sends its four
+ * unique keys. Measured, that did not move the web node's CPU per check beyond noise; what it
+ * buys is a smaller call and a runner that reads a literal step table instead of parsing a
+ * header (Redis time of a check script about 11 % less, docs/benchmark.md). A plan keeps the
+ * phase's source and its step protocol as they are and puts a prologue before the runner that
+ * writes the steps to run (names, keys, arguments) from the unique keys and the varying
+ * arguments the call sends, every fixed argument a Lua literal.
  *
  * What is fixed is said by the caller (`fixed()`): configuration and shape, never request data.
  * A plan is made once per distinct shape (steps, key repeats, fixed values), so a process has a
@@ -91,17 +93,20 @@ export class PhasePlans {
   /** The call of `steps` as a plan of `phase`, compiling it on first sight; null: run it uncompiled. */
   plan(phase: string, steps: readonly PlanStep[]): PlanCall | null {
     const keys: string[] = [];
+    /** per step, the place of each of its keys among the unique ones (the prologue's K[...]) */
+    const keyAt: number[][] = [];
     const args: ScriptArg[] = [];
     let anyFixed = false;
     // The shape: which step, which of the unique keys, which fixed values and where the varying ones go.
     let shape = phase;
     for (const s of steps) {
       shape += `|${s.step}:`;
-      for (const k of s.keys) {
-        let at = keys.indexOf(k);
-        if (at < 0) at = keys.push(k) - 1;
-        shape += `${at},`;
-      }
+      const at = s.keys.map((k) => {
+        const i = keys.indexOf(k);
+        return i < 0 ? keys.push(k) - 1 : i;
+      });
+      keyAt.push(at);
+      shape += `${at.join(',')},`;
       shape += ':';
       for (const a of s.args) {
         if (a instanceof Fixed) {
@@ -118,7 +123,7 @@ export class PhasePlans {
     if (command === undefined) {
       if (this.commands.size >= MAX_PLANS) return null;
       command = `pinauth_plan_${this.commands.size}`;
-      this.client.defineCommand(command, { lua: this.source(phase, prologue(steps)) });
+      this.client.defineCommand(command, { lua: this.source(phase, prologue(steps, keyAt)) });
       this.commands.set(shape, command);
     }
     return { command, keys, args };
@@ -130,15 +135,10 @@ export class PhasePlans {
  * lib/steps.lua runs: each step's name, keys and arguments, fixed ones as literals. Redis passes
  * every argument as a string, so literals are strings too.
  */
-function prologue(steps: readonly PlanStep[]): string {
-  const seen: string[] = [];
+function prologue(steps: readonly PlanStep[], keyAt: readonly number[][]): string {
   let varying = 0;
-  const entries = steps.map((s) => {
-    const keys = s.keys.map((k) => {
-      let at = seen.indexOf(k);
-      if (at < 0) at = seen.push(k) - 1;
-      return `K[${at + 1}]`;
-    });
+  const entries = steps.map((s, i) => {
+    const keys = keyAt[i]!.map((at) => `K[${at + 1}]`);
     const args = s.args.map((a) => (a instanceof Fixed ? luaString(a.value) : `V[${++varying}]`));
     return `{ ${luaString(s.step)}, { ${keys.join(', ')} }, { ${args.join(', ')} } }`;
   });
