@@ -27,6 +27,8 @@ export interface Sizes {
   /** worker processes for the throughput curve, and the backlog each count drains */
   workerCounts: number[];
   workerLogins: number;
+  /** drains of that backlog at each count; the point is their median (one drain of 3 s is at the mercy of a VM's neighbours) */
+  workerRepeats: number;
   /** logins of each run of the cost-per-login table (confirmation off, replies on, confirmation on) */
   costLogins: number;
   /** endpoints: baseline/service alternations and seconds of each */
@@ -65,6 +67,7 @@ const QUICK: Sizes = {
   // 4 workers on two cores only share them: the full run draws that point
   workerCounts: [1, 2],
   workerLogins: 500,
+  workerRepeats: 1,
   costLogins: 150,
   endpointRounds: 1,
   endpointSeconds: 0.8,
@@ -85,6 +88,7 @@ const FULL: Sizes = {
   loginWarmupSeconds: 2,
   workerCounts: [1, 2, 4],
   workerLogins: 10_000,
+  workerRepeats: 3,
   costLogins: 5000,
   endpointRounds: 3,
   endpointSeconds: 3,
@@ -106,6 +110,7 @@ const SMOKE: Sizes = {
   loginWarmupSeconds: 0.2,
   workerCounts: [1, 2],
   workerLogins: 60,
+  workerRepeats: 2,
   costLogins: 20,
   endpointRounds: 1,
   endpointSeconds: 0.3,

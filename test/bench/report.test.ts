@@ -20,7 +20,7 @@ interface Report {
     ingestion: { accepted: number; lost: number; ratio: number };
     login: {
       latency: Array<{ rate: number; clients: number; missing: number }>;
-      workers: Array<{ workers: number; loggedIn: number; logins: number; redisCommandsPerLogin: number }>;
+      workers: Array<{ workers: number; loggedIn: number; logins: number; redisCommandsPerLogin: number; perSecond: number; runs: number[] }>;
     };
     cost: Array<{ mode: string; loggedIn: number; logins: number; messagesPerLogin: number; redisCommandsPerLogin: number }>;
     endpoints: Record<string, { service: { ok: number; failed: number }; baseline: { ok: number }; ratio: number; p99Ratio: number }>;
@@ -75,6 +75,11 @@ describe('benchmark report (smoke sizes)', function () {
   it('has every curve, each point in order', () => {
     const { login, memory } = report.figures;
     expect(login.workers.map((w) => w.workers)).to.deep.equal([1, 2]);
+    // each point is the median of its drains (smoke: two, the lower one), every drain kept
+    for (const w of login.workers) {
+      expect(w.runs, `${w.workers} workers`).to.have.length(2);
+      expect(w.perSecond).to.equal(Math.min(...w.runs));
+    }
     expect(login.latency.map((p) => p.rate)).to.deep.equal([50, 100]);
     for (const p of login.latency) expect(p.missing, `${p.rate}/s`).to.equal(0);
     expect(memory.registrations.map((p) => p.registrations)).to.deep.equal([50, 100]);
