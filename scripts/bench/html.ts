@@ -65,7 +65,9 @@ export function charts(f: Figures): Chart[] {
     out.push({
       id: 'sockets',
       title: 'Web node resident memory against idle sockets',
-      note: 'Socket.IO clients on the websocket transport, connected to web-1 and left idle.',
+      note:
+        'Socket.IO clients on the websocket transport, connected to web-1, each point read just after its sockets connected.' +
+        (f.memory.idle ? ` Left idle ${f.memory.idle.seconds} s, the last point's RSS has a median of ${f.memory.idle.medianMB} MB (${f.memory.idle.minMB}–${f.memory.idle.maxMB}).` : ''),
       xLabel: 'idle sockets',
       yLabel: 'RSS MB',
       x: s.map((p) => p.sockets),

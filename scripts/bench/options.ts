@@ -42,6 +42,8 @@ export interface Sizes {
   sessionLogins: number;
   /** idle sockets on web-1 at each point of the RSS curve (cumulative) */
   socketPoints: number[];
+  /** how long the last point's sockets are then left idle, RSS read each second (a ping round is 25 s) */
+  socketIdleSeconds: number;
   drainTimeoutMs: number;
 }
 
@@ -75,6 +77,7 @@ const QUICK: Sizes = {
   registrationPoints: [500, 1000, 1500],
   sessionLogins: 150,
   socketPoints: [0, 500, 1000],
+  socketIdleSeconds: 1,
   drainTimeoutMs: 30_000,
 };
 
@@ -96,6 +99,7 @@ const FULL: Sizes = {
   registrationPoints: [1000, 10_000, 25_000, 50_000, 100_000],
   sessionLogins: 5000,
   socketPoints: [0, 1000, 2500, 5000, 7500, 10_000],
+  socketIdleSeconds: 30,
   drainTimeoutMs: 120_000,
 };
 
@@ -118,6 +122,7 @@ const SMOKE: Sizes = {
   registrationPoints: [50, 100],
   sessionLogins: 20,
   socketPoints: [0, 20, 40],
+  socketIdleSeconds: 1,
   drainTimeoutMs: 20_000,
 };
 

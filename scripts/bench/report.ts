@@ -132,9 +132,11 @@ export function rows(f: Figures): Row[] {
     }
     add(s, `Redis bytes per session (own keys, ${m.sessions.logins} logins)`, m.sessions.bytesPerSession, 'B', target(m.sessions.bytesPerSession, '≤', TARGETS.bytesPerItem));
     const most = m.sockets[m.sockets.length - 1];
-    if (most) {
-      const t = most.sockets >= TARGETS.rssSockets ? target(most.rssMB, '≤', TARGETS.rssMB) : undefined;
-      add(s, `web-1 RSS, ${most.sockets.toLocaleString('en')} idle sockets`, most.rssMB, `MB (at start ${m.rss.web1Start} MB)`, t);
+    if (most) add(s, `web-1 RSS, ${most.sockets.toLocaleString('en')} sockets just connected`, most.rssMB, `MB (at start ${m.rss.web1Start} MB)`);
+    const idle = m.idle;
+    if (idle) {
+      const t = idle.sockets >= TARGETS.rssSockets ? target(idle.medianMB, '≤', TARGETS.rssMB) : undefined;
+      add(s, `web-1 RSS, ${idle.sockets.toLocaleString('en')} idle sockets (median of ${idle.seconds} s)`, idle.medianMB, `MB (${idle.minMB}–${idle.maxMB} MB)`, t);
     }
     add(s, 'web-2 / worker RSS', m.rss.web2, `MB / ${m.rss.worker ?? '—'} MB`);
   }
@@ -230,7 +232,9 @@ export function curveTables(f: Figures): string[] {
           f.memory.registrations.map((p) => [n(p.registrations), n(p.usedMemoryMB), n(p.bytesPerRegistration), n(p.prefixBytesPerRegistration)]),
         ),
     );
-    out.push('web-1 RSS against idle sockets\n' + textTable(['sockets', 'RSS MB'], f.memory.sockets.map((p) => [n(p.sockets), n(p.rssMB)])));
+    const idle = f.memory.idle;
+    const idleRow = idle ? [[`${n(idle.sockets)}, idle ${idle.seconds} s (median)`, `${n(idle.medianMB)} (${n(idle.minMB)}–${n(idle.maxMB)})`]] : [];
+    out.push('web-1 RSS against sockets (just connected; then the last point left idle)\n' + textTable(['sockets', 'RSS MB'], [...f.memory.sockets.map((p) => [n(p.sockets), n(p.rssMB)]), ...idleRow]));
   }
   return out;
 }

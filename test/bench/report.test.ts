@@ -28,6 +28,7 @@ interface Report {
       registrations: Array<{ registrations: number; prefixBytesPerRegistration: number }>;
       sessions: { logins: number; bytesPerSession: number };
       sockets: Array<{ sockets: number; rssMB: number }>;
+      idle: { sockets: number; seconds: number; medianMB: number; minMB: number; maxMB: number } | null;
     };
   };
 }
@@ -85,6 +86,9 @@ describe('benchmark report (smoke sizes)', function () {
     expect(memory.registrations.map((p) => p.registrations)).to.deep.equal([50, 100]);
     expect(memory.sockets.map((p) => p.sockets)).to.deep.equal([0, 20, 40]);
     for (const p of memory.sockets) expect(p.rssMB).to.be.greaterThan(10);
+    // the last point's sockets, then left idle: RSS read over the window, median within its range
+    expect(memory.idle).to.include({ sockets: 40, seconds: 1 });
+    expect(memory.idle!.medianMB).to.be.within(memory.idle!.minMB, memory.idle!.maxMB).and.greaterThan(10);
     expect(memory.sessions.logins).to.equal(20);
     expect(memory.sessions.bytesPerSession).to.be.greaterThan(0);
   });
@@ -105,7 +109,7 @@ describe('benchmark report (smoke sizes)', function () {
   });
 
   it('prints the figures and each curve as a table', () => {
-    for (const title of ['Throughput per endpoint', 'Logins/s against worker processes', 'Cost per login, one worker', 'Webhook → auth-success against offered load', 'Redis memory against active registrations', 'web-1 RSS against idle sockets']) {
+    for (const title of ['Throughput per endpoint', 'Logins/s against worker processes', 'Cost per login, one worker', 'Webhook → auth-success against offered load', 'Redis memory against active registrations', 'web-1 RSS against sockets']) {
       expect(stdout).to.include(title);
     }
   });

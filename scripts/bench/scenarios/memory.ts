@@ -32,6 +32,20 @@ export interface SocketPoint {
   rssMB: number;
 }
 
+/**
+ * The last point's sockets left idle (socketIdleSeconds), RSS read each second: a reading taken
+ * just after thousands of connections still holds their handshakes' garbage, and V8 collects
+ * it only once the node quietens (its memory reducer starts about 8 s in); a ping round (25 s)
+ * then allocates again. The median over the window is the node's idle footprint.
+ */
+export interface IdleReading {
+  sockets: number;
+  seconds: number;
+  medianMB: number;
+  minMB: number;
+  maxMB: number;
+}
+
 export interface MemoryFigures {
   registrations: RegistrationPoint[];
   /** where the prefix's bytes per registration go at the last point, by key class */
@@ -43,6 +57,7 @@ export interface MemoryFigures {
     breakdown: Record<string, { bytes: number; keys: number }>;
   };
   sockets: SocketPoint[];
+  idle: IdleReading | null;
   /** the open-file limit of this process (each client socket is one file here and one in web-1) */
   openFileLimit: number | null;
   rss: { web1Start: number; web2: number; worker: number | null };
@@ -99,12 +114,13 @@ export async function memory(ctx: BenchContext): Promise<MemoryFigures> {
     const { points, breakdown } = await registrationCurve(ctx, redis);
     const sessions = await sessionBytes(ctx, redis);
     const limit = openFileLimit();
-    const sockets = await socketCurve(ctx, limit);
+    const { points: sockets, idle } = await socketCurve(ctx, limit);
     return {
       registrations: points,
       breakdown,
       sessions,
       sockets,
+      idle,
       openFileLimit: limit === Infinity ? null : limit,
       rss: {
         web1Start: round((stack.startRss.get(stack.webs[0]!.name) ?? NaN) / MB, 1),
@@ -166,7 +182,7 @@ async function sessionBytes(ctx: BenchContext, redis: ReturnType<typeof benchRed
   return { logins, bytesPerSession: round(kept), breakdown };
 }
 
-async function socketCurve(ctx: BenchContext, limit: number | null): Promise<SocketPoint[]> {
+async function socketCurve(ctx: BenchContext, limit: number | null): Promise<{ points: SocketPoint[]; idle: IdleReading | null }> {
   const { stack, sizes } = ctx;
   const web1 = stack.webs[0]!;
   // each client socket is an open file here and one in web-1 (which inherits this limit)
@@ -181,8 +197,23 @@ async function socketCurve(ctx: BenchContext, limit: number | null): Promise<Soc
       sockets.push(...(await connectAll([web1.url], target - sockets.length)));
       points.push({ sockets: sockets.length, rssMB: round((await settledRss(web1.pid)) / MB, 1) });
     }
+    if (sockets.length === 0) return { points, idle: null };
+    const readings: number[] = [];
+    for (let i = 0; i < Math.max(1, sizes.socketIdleSeconds); i++) {
+      await sleep(1000);
+      readings.push(rssBytes(web1.pid) / MB);
+    }
+    readings.sort((a, b) => a - b);
+    const idle = {
+      sockets: sockets.length,
+      seconds: readings.length,
+      medianMB: round(readings[Math.floor(readings.length / 2)]!, 1),
+      minMB: round(readings[0]!, 1),
+      maxMB: round(readings[readings.length - 1]!, 1),
+    };
+    ctx.log(`memory: ${idle.sockets} sockets idle ${idle.seconds} s: RSS median ${idle.medianMB} MB (${idle.minMB}–${idle.maxMB})`);
+    return { points, idle };
   } finally {
     closeAll(sockets);
   }
-  return points;
 }
