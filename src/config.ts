@@ -607,7 +607,7 @@ export function loadConfig(env: Env = process.env): Config {
       adminFailuresPer15Minutes: int(env, 'RATE_ADMIN_FAILURES_PER_15_MINUTES', 10, 1, 1e6),
       ipv6PrefixLength: int(env, 'RATE_IPV6_PREFIX', 64, 1, 128),
     },
-    inboundConcurrency: int(env, 'INBOUND_CONCURRENCY', 64, 1, 1000),
+    inboundConcurrency: int(env, 'INBOUND_CONCURRENCY', 256, 1, 1000),
     inboundPartitions: int(env, 'INBOUND_PARTITIONS', 1, 1, 64),
     stalledIntervalMs: int(env, 'STALLED_INTERVAL_MS', 30000, 500, 600000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 25000, 100, 600000),
