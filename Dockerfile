@@ -18,4 +18,4 @@ COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 3000
 # node is PID 1 and handles SIGTERM itself (graceful shutdown), so no shell wrapper
-CMD ["node", "--max-semi-space-size=2", "--heap-growing-percent=50", "dist/src/bin/web.js"]
+CMD ["node", "--max-semi-space-size=2", "dist/src/bin/web.js"]
