@@ -6,7 +6,7 @@ import { pinFor } from '../payloads.js';
 import { rssBytes } from '../processes.js';
 import { benchRedis, CompletionCounter, prefixMemory, usedMemory } from '../redis.js';
 import { closeAll, connectAll } from '../sockets.js';
-import { round, sleep } from '../stats.js';
+import { median, round, sleep } from '../stats.js';
 import type { Socket } from 'socket.io-client';
 
 /**
@@ -90,14 +90,19 @@ async function settledUsedMemory(redis: ReturnType<typeof benchRedis>): Promise<
   return readings.sort((a, b) => a - b)[1]!;
 }
 
-/** Median of five readings over a second: a garbage collection mid-way shows up as one outlier. */
-async function settledRss(pid: number): Promise<number> {
+/** `count` RSS readings of `pid`, bytes, one every `everyMs`. */
+async function rssReadings(pid: number, count: number, everyMs: number): Promise<number[]> {
   const readings: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    await sleep(200);
+  for (let i = 0; i < count; i++) {
+    await sleep(everyMs);
     readings.push(rssBytes(pid));
   }
-  return readings.sort((a, b) => a - b)[2]!;
+  return readings;
+}
+
+/** Median of five readings over a second: a garbage collection mid-way shows up as one outlier. */
+async function settledRss(pid: number): Promise<number> {
+  return median(await rssReadings(pid, 5, 200));
 }
 
 /** The soft limit on open files (`ulimit -n`), from /proc. */
@@ -198,18 +203,13 @@ async function socketCurve(ctx: BenchContext, limit: number | null): Promise<{ p
       points.push({ sockets: sockets.length, rssMB: round((await settledRss(web1.pid)) / MB, 1) });
     }
     if (sockets.length === 0) return { points, idle: null };
-    const readings: number[] = [];
-    for (let i = 0; i < Math.max(1, sizes.socketIdleSeconds); i++) {
-      await sleep(1000);
-      readings.push(rssBytes(web1.pid) / MB);
-    }
-    readings.sort((a, b) => a - b);
+    const readings = (await rssReadings(web1.pid, Math.max(1, sizes.socketIdleSeconds), 1000)).map((b) => b / MB);
     const idle = {
       sockets: sockets.length,
       seconds: readings.length,
-      medianMB: round(readings[Math.floor(readings.length / 2)]!, 1),
-      minMB: round(readings[0]!, 1),
-      maxMB: round(readings[readings.length - 1]!, 1),
+      medianMB: round(median(readings), 1),
+      minMB: round(Math.min(...readings), 1),
+      maxMB: round(Math.max(...readings), 1),
     };
     ctx.log(`memory: ${idle.sockets} sockets idle ${idle.seconds} s: RSS median ${idle.medianMB} MB (${idle.minMB}–${idle.maxMB})`);
     return { points, idle };
