@@ -3,8 +3,9 @@ import { Redis } from 'ioredis';
 import { now, percentile, sleep } from './stats.js';
 
 /**
- * The benchmark's own view of Redis: its prefix (cleaned afterwards), memory figures, and a
- * count of the jobs the worker completed, read from BullMQ's event stream as they happen.
+ * The benchmark's own view of Redis: its prefix (cleaned afterwards), memory figures, a count
+ * of the jobs the worker completed, read from BullMQ's event stream as they happen, and the
+ * workers' own counters (their metrics snapshots).
  */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -96,6 +97,45 @@ export async function prefixMemory(redis: Redis, prefix: string): Promise<Map<st
     });
   });
   return byClass;
+}
+
+/** What a worker process counted, from its last metrics snapshot (written when it stops). */
+export interface WorkerTally {
+  /** inbound jobs finished, by result (completed, failed) */
+  jobs: Record<string, number>;
+  /** inbound chat messages, by outcome (logged-in, no_match…) */
+  outcomes: Record<string, number>;
+}
+
+interface SnapshotMetric {
+  name: string;
+  values: Array<{ value: number; labels: Record<string, string | number> }>;
+}
+
+/**
+ * The inbound counts of the named worker processes, summed, from the metrics snapshots every
+ * process writes into Redis (src/observability/snapshots.ts; a worker writes its last one as
+ * it stops): the service's own counters, the figures an operator's dashboard shows. A worker
+ * without a snapshot counts nothing (its logins show up as lost).
+ */
+export async function workerTally(redis: Redis, snapshotKey: string, nodes: readonly string[]): Promise<WorkerTally> {
+  const tally: WorkerTally = { jobs: {}, outcomes: {} };
+  const raw = nodes.length === 0 ? [] : await redis.hmget(snapshotKey, ...nodes);
+  for (const text of raw) {
+    if (text === null) continue;
+    const { metrics } = JSON.parse(text) as { metrics: SnapshotMetric[] };
+    for (const m of metrics) {
+      for (const v of m.values) {
+        if (m.name === 'pinauth_jobs_total' && v.labels.queue === 'inbound') add(tally.jobs, String(v.labels.result), v.value);
+        if (m.name === 'pinauth_inbound_messages_total') add(tally.outcomes, String(v.labels.outcome), v.value);
+      }
+    }
+  }
+  return tally;
+}
+
+function add(into: Record<string, number>, key: string, n: number): void {
+  into[key] = (into[key] ?? 0) + n;
 }
 
 export interface Completion {
@@ -240,6 +280,22 @@ export class QueueProbe {
 
   workers(): Promise<number> {
     return this.queue.getWorkersCount();
+  }
+
+  /**
+   * Resolves once no job waits, runs or waits for a retry (the queue's counts, polled every
+   * `everyMs`); rejects after `timeoutMs`. A job is active until BullMQ has finished it, so
+   * every login of a drained backlog is done by then. Costs a few cheap reads a poll, where
+   * a reader of the event stream costs the machine a tenth of a worker's logins/s (login.ts).
+   */
+  async idle(timeoutMs: number, everyMs = 5): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const c = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      if ((c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) === 0) return;
+      if (Date.now() > deadline) throw new Error(`queue not idle after ${timeoutMs} ms: ${JSON.stringify(c)}`);
+      await sleep(everyMs);
+    }
   }
 
   /**

@@ -20,6 +20,9 @@ const RAISED_LIMITS: Record<string, string> = {
   RATE_SOCKET_EVENTS_PER_SECOND: '1000000',
 };
 
+/** A service process's INSTANCE_NAME (its field in the metrics snapshots) from its name here. */
+export const instanceName = (name: string): string => `bench-${name}`;
+
 export interface StackOptions {
   /** extra node flags for the service processes, e.g. --cpu-prof */
   nodeArgs: string[];
@@ -72,7 +75,8 @@ export class Stack {
     await Promise.all(
       Array.from({ length: count }, async (_, i) => {
         const port = await freePort();
-        const web = spawnNode(`web-${i + 1}`, webCmd.script, { ...this.env, PORT: String(port), INSTANCE_NAME: `bench-web-${i + 1}` }, [...webCmd.nodeArgs, ...this.opts.nodeArgs], port);
+        const name = `web-${i + 1}`;
+        const web = spawnNode(name, webCmd.script, { ...this.env, PORT: String(port), INSTANCE_NAME: instanceName(name) }, [...webCmd.nodeArgs, ...this.opts.nodeArgs], port);
         this.webs.push(web);
         this.opts.onStart?.(web.name, web.pid);
         await waitUntil(web, () => answers(`${web.url}/health`));
@@ -100,9 +104,9 @@ export class Stack {
     const before = await this.inbound.workers();
     const workerCmd = procfileScript('worker');
     const started = Array.from({ length: count }, () => {
-      const n = ++this.workerCount;
-      const workerEnv = { ...this.env, ...env, PORT: '0', INSTANCE_NAME: `bench-worker-${n}` };
-      const worker = spawnNode(`worker-${n}`, workerCmd.script, workerEnv, [...workerCmd.nodeArgs, ...this.opts.nodeArgs]);
+      const name = `worker-${++this.workerCount}`;
+      const workerEnv = { ...this.env, ...env, PORT: '0', INSTANCE_NAME: instanceName(name) };
+      const worker = spawnNode(name, workerCmd.script, workerEnv, [...workerCmd.nodeArgs, ...this.opts.nodeArgs]);
       this.workers.push(worker);
       this.opts.onStart?.(worker.name, worker.pid);
       return worker;
