@@ -50,8 +50,8 @@ export const argValue = (a: StepArg): ScriptArg => (a instanceof Fixed ? a.value
 /** The plan-independent part of a step (scripts.ts's Step). */
 export interface PlanStep {
   step: string;
-  keys: string[];
-  args: StepArg[];
+  keys: readonly string[];
+  args: readonly StepArg[];
 }
 
 /** Plans a process may compile before it stops compiling (each one is a script in Redis's cache). */
@@ -73,9 +73,43 @@ export interface PlanCall {
   args: ScriptArg[];
 }
 
+/**
+ * A shape is read as a path of tokens through a trie: the phase, then per step STEP, its name,
+ * the place of each of its keys among the unique ones, ARGS and per argument a fixed value's
+ * shape or VARYING. Walking it allocates nothing (a shape spelled as a string cost every
+ * polled request ≈ 2 KB of garbage), and a fixed value made anew (past the FIXED map) still
+ * finds its plan by its shape's text.
+ */
+type ShapeToken = string | number | symbol;
+const STEP = Symbol('step');
+const ARGS = Symbol('args');
+const VARYING = Symbol('varying');
+
+interface ShapeNode {
+  next: Map<ShapeToken, ShapeNode>;
+  /** the command of the shape that ends here */
+  command?: string;
+}
+
+/** The node under `token`, made when `grow`; undefined once off the known shapes. */
+function descend(node: ShapeNode | undefined, token: ShapeToken, grow: boolean): ShapeNode | undefined {
+  if (node === undefined) return undefined;
+  let child = node.next.get(token);
+  if (child === undefined && grow) {
+    child = { next: new Map() };
+    node.next.set(token, child);
+  }
+  return child;
+}
+
+function hasFixed(steps: readonly PlanStep[]): boolean {
+  for (const s of steps) for (const a of s.args) if (a instanceof Fixed) return true;
+  return false;
+}
+
 export class PhasePlans {
-  /** shape → the command that runs its compiled script */
-  private readonly commands = new Map<string, string>();
+  private readonly shapes: ShapeNode = { next: new Map() };
+  private compiled = 0;
 
   /**
    * @param source the phase's source with the prologue put before its runner
@@ -87,47 +121,52 @@ export class PhasePlans {
 
   /** How many plans this process compiled (tests: request data never becomes a plan). */
   get size(): number {
-    return this.commands.size;
+    return this.compiled;
   }
 
   /** The call of `steps` as a plan of `phase`, compiling it on first sight; null: run it uncompiled. */
   plan(phase: string, steps: readonly PlanStep[]): PlanCall | null {
+    if (!hasFixed(steps)) return null;
+    // past MAX_PLANS the trie no longer grows: a new shape falls off it and runs uncompiled
+    const grow = this.compiled < MAX_PLANS;
     const keys: string[] = [];
-    /** per step, the place of each of its keys among the unique ones (the prologue's K[...]) */
-    const keyAt: number[][] = [];
     const args: ScriptArg[] = [];
-    let anyFixed = false;
-    // The shape: which step, which of the unique keys, which fixed values and where the varying ones go.
-    let shape = phase;
+    let node = descend(this.shapes, phase, grow);
     for (const s of steps) {
-      shape += `|${s.step}:`;
-      const at = s.keys.map((k) => {
-        const i = keys.indexOf(k);
-        return i < 0 ? keys.push(k) - 1 : i;
-      });
-      keyAt.push(at);
-      shape += `${at.join(',')},`;
-      shape += ':';
+      node = descend(descend(node, STEP, grow), s.step, grow);
+      for (const k of s.keys) {
+        const at = keys.indexOf(k);
+        node = descend(node, at < 0 ? keys.push(k) - 1 : at, grow);
+      }
+      node = descend(node, ARGS, grow);
       for (const a of s.args) {
         if (a instanceof Fixed) {
-          anyFixed = true;
-          shape += a.shape;
+          node = descend(node, a.shape, grow);
         } else {
           args.push(a);
-          shape += '?,';
+          node = descend(node, VARYING, grow);
         }
       }
     }
-    if (!anyFixed) return null;
-    let command = this.commands.get(shape);
-    if (command === undefined) {
-      if (this.commands.size >= MAX_PLANS) return null;
-      command = `pinauth_plan_${this.commands.size}`;
-      this.client.defineCommand(command, { lua: this.source(phase, prologue(steps, keyAt)) });
-      this.commands.set(shape, command);
+    if (node === undefined) return null;
+    if (node.command === undefined) {
+      if (!grow) return null;
+      node.command = `pinauth_plan_${this.compiled++}`;
+      this.client.defineCommand(node.command, { lua: this.source(phase, prologue(steps, keyPlaces(steps))) });
     }
-    return { command, keys, args };
+    return { command: node.command, keys, args };
   }
+}
+
+/** Per step, the place of each of its keys among the phase's unique keys (the prologue's K[...]). */
+function keyPlaces(steps: readonly PlanStep[]): number[][] {
+  const unique: string[] = [];
+  return steps.map((s) =>
+    s.keys.map((k) => {
+      const i = unique.indexOf(k);
+      return i < 0 ? unique.push(k) - 1 : i;
+    }),
+  );
 }
 
 /**

@@ -84,8 +84,9 @@ export type PhaseName = keyof typeof PHASES;
  */
 export interface Step {
   step: StepName;
-  keys: string[];
-  args: StepArg[];
+  keys: readonly string[];
+  /** may be shared by every request of a kind (read-only) */
+  args: readonly StepArg[];
 }
 type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
 

@@ -9,18 +9,37 @@ import type { BudgetSet } from '../security/limits.js';
  * One Redis runs each phase as one script; a cluster runs them one call each (Scripts.phase).
  */
 
+/** budget-take's and budget-settle's arguments, made once per kind of request and mode. */
+interface BudgetStepArgs {
+  take: readonly StepArg[];
+  settle: readonly StepArg[];
+}
+
+/** by a kind of request's (shared, read-only) group arguments (limits.ts), one per mode (split or not) */
+const stepArgs = new WeakMap<readonly StepArg[], [BudgetStepArgs | undefined, BudgetStepArgs | undefined]>();
+
+function budgetStepArgs(b: BudgetSet, split: boolean): BudgetStepArgs {
+  let byMode = stepArgs.get(b.groupArgs);
+  if (byMode === undefined) stepArgs.set(b.groupArgs, (byMode = [undefined, undefined]));
+  const mode = split ? 1 : 0;
+  return (byMode[mode] ??= {
+    take: [...b.groupArgs, fixed(split ? '1' : '0')],
+    settle: [...b.groupModes, fixed(split ? '1' : '0'), ...b.groupWindows],
+  });
+}
+
 /**
  * budget-take on the IP group's budgets (no step when the request spends none). `split`: the
  * steps run one call each (a cluster), so the wrong-guess point is reserved before the guess is
  * judged; in one script it is spent after, on a miss (lib/budgets.lua).
  */
 function take(b: BudgetSet, split: boolean): Step[] {
-  return b.groupKeys.length === 0 ? [] : [{ step: 'budget-take', keys: b.groupKeys, args: [...b.groupArgs, fixed(split ? '1' : '0')] }];
+  return b.groupKeys.length === 0 ? [] : [{ step: 'budget-take', keys: b.groupKeys, args: budgetStepArgs(b, split).take }];
 }
 
 /** budget-settle after the answer: spends or gives back what the answer costs or does not. */
 function settle(b: BudgetSet, split: boolean): Step[] {
-  return b.groupKeys.length === 0 ? [] : [{ step: 'budget-settle', keys: b.groupKeys, args: [...b.groupModes, fixed(split ? '1' : '0'), ...b.groupWindows] }];
+  return b.groupKeys.length === 0 ? [] : [{ step: 'budget-settle', keys: b.groupKeys, args: budgetStepArgs(b, split).settle }];
 }
 
 export function checkSteps(keys: Keys, b: BudgetSet, pinHash: string, keepMs: number, split: boolean): Step[] {

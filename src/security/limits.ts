@@ -40,15 +40,29 @@ interface BudgetSpec {
 export interface BudgetSet {
   /** the client's IP group (logs) */
   group: string;
-  names: BudgetName[];
+  names: readonly BudgetName[];
   groupKeys: string[];
-  /** budget descriptions are configuration: fixed arguments of a phase plan (phase-plans.ts) */
-  groupArgs: StepArg[];
+  /**
+   * Budget descriptions are configuration: fixed arguments of a phase plan (phase-plans.ts),
+   * the same arrays for every request of a kind (read-only).
+   */
+  groupArgs: readonly StepArg[];
   /** the mode of each group budget, and its window (ms), for budget-settle */
-  groupModes: StepArg[];
-  groupWindows: StepArg[];
+  groupModes: readonly StepArg[];
+  groupWindows: readonly StepArg[];
   pinKeys: string[];
-  pinArgs: StepArg[];
+  pinArgs: readonly StepArg[];
+}
+
+/** What a kind of request's budgets are, made once: a request adds only its keys. */
+interface BudgetTemplate {
+  names: readonly BudgetName[];
+  /** per budget, in order: whose it is and its key segment */
+  entries: readonly BudgetSpec[];
+  groupArgs: readonly StepArg[];
+  groupModes: readonly StepArg[];
+  groupWindows: readonly StepArg[];
+  pinArgs: readonly StepArg[];
 }
 
 const REFUSALS: Record<BudgetName, string> = {
@@ -66,6 +80,7 @@ export class Limits {
   /** address → group (ipGroup parses IPv6 text: a tenth of a polled request's CPU before) */
   private readonly groups = new Map<string, string>();
   private readonly plain: Record<PlainLimit, RateLimiterRedis>;
+  private readonly templates: Record<'register' | 'check' | 'cancel' | 'none', BudgetTemplate>;
 
   constructor(redis: RedisClient, private readonly keys: Keys, private readonly cfg: RateLimitConfig) {
     this.specs = {
@@ -84,6 +99,12 @@ export class Limits {
     const make = (name: string, points: number, duration: number): RateLimiterRedis =>
       new RateLimiterRedis({ storeClient: redis, keyPrefix: keys.rateLimit(name), points, duration, useRedisPackage: false });
     this.plain = { send: make('send', cfg.sendPerMinute, 60), reply: make('reply', cfg.replyPerMinute, 60) };
+    this.templates = {
+      register: this.template(['register']),
+      check: this.template(['check', 'checkPin', 'guess']),
+      cancel: this.template(['register', 'guess']),
+      none: this.template([]),
+    };
   }
 
   /** The network a client address counts under. */
@@ -99,43 +120,51 @@ export class Limits {
 
   /** register-pin: the group's registrations. */
   forRegister(group: string): BudgetSet {
-    return this.budgets(group, [['register', group]]);
+    return this.budgets(this.templates.register, group, '');
   }
 
   /** check-login: the group's checks, the PIN's checks, the group's wrong guesses. */
   forCheck(group: string, pinHash: string): BudgetSet {
-    return this.budgets(group, [['check', group], ['checkPin', pinHash], ['guess', group]]);
+    return this.budgets(this.templates.check, group, pinHash);
   }
 
   /** socket cancel-auth: the group's registrations (it answers the same question), wrong guesses. */
   forCancel(group: string): BudgetSet {
-    return this.budgets(group, [['register', group], ['guess', group]]);
+    return this.budgets(this.templates.cancel, group, '');
   }
 
   /** No budget at all (a request the server makes for itself). */
   none(): BudgetSet {
-    return this.budgets('', []);
+    return this.budgets(this.templates.none, '', '');
   }
 
-  private budgets(group: string, list: [BudgetName, string][]): BudgetSet {
-    const set: BudgetSet = { group, names: list.map(([name]) => name), groupKeys: [], groupArgs: [], groupModes: [], groupWindows: [], pinKeys: [], pinArgs: [] };
-    list.forEach(([name, key], i) => {
-      const s = this.specs[name];
-      // the index names the budget in a refusal (refusal() below)
+  /** The arguments of a list of budgets (lib/budgets.lua), all fixed: the index names the budget in a refusal. */
+  private template(names: BudgetName[]): BudgetTemplate {
+    const t = { names, entries: names.map((n) => this.specs[n]), groupArgs: [] as StepArg[], groupModes: [] as StepArg[], groupWindows: [] as StepArg[], pinArgs: [] as StepArg[] };
+    t.entries.forEach((s, i) => {
       const spec = [fixed(s.points), fixed(s.windowMs), fixed(s.mode), fixed(i + 1)];
       if (s.of === 'pin') {
-        set.pinKeys.push(this.keys.pinBudget(s.key, key));
-        set.pinArgs.push(...spec);
+        t.pinArgs.push(...spec);
       } else {
-        set.groupKeys.push(this.keys.groupBudget(s.key, key));
-        set.groupArgs.push(...spec);
-        set.groupModes.push(spec[2]!);
-        set.groupWindows.push(spec[1]!);
+        t.groupArgs.push(...spec);
+        t.groupModes.push(spec[2]!);
+        t.groupWindows.push(spec[1]!);
       }
     });
-    set.groupArgs.unshift(fixed(set.groupKeys.length));
-    set.pinArgs.unshift(fixed(set.pinKeys.length));
-    return set;
+    t.groupArgs.unshift(fixed(t.groupArgs.length / 4));
+    t.pinArgs.unshift(fixed(t.pinArgs.length / 4));
+    return t;
+  }
+
+  /** A request's budgets: the template's arguments and this group's and PIN's keys. */
+  private budgets(t: BudgetTemplate, group: string, pinHash: string): BudgetSet {
+    const groupKeys: string[] = [];
+    const pinKeys: string[] = [];
+    for (const s of t.entries) {
+      if (s.of === 'pin') pinKeys.push(this.keys.pinBudget(s.key, pinHash));
+      else groupKeys.push(this.keys.groupBudget(s.key, group));
+    }
+    return { group, names: t.names, groupKeys, groupArgs: t.groupArgs, groupModes: t.groupModes, groupWindows: t.groupWindows, pinKeys, pinArgs: t.pinArgs };
   }
 
   /** The error for a script's `{'limited', waitMs, index}` answer, and which budget it was. */
