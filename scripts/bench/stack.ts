@@ -66,6 +66,11 @@ export class Stack {
     this.inbound = new QueueProbe('inbound', this.inboundPrefix);
   }
 
+  /** The environment a service process of this stack runs with (e.g. to start one under a tool). */
+  serviceEnv(name: string, port: number): Record<string, string> {
+    return { ...this.env, PORT: String(port), INSTANCE_NAME: instanceName(name) };
+  }
+
   get urls(): string[] {
     return this.webs.map((w) => w.url);
   }
@@ -76,7 +81,7 @@ export class Stack {
       Array.from({ length: count }, async (_, i) => {
         const port = await freePort();
         const name = `web-${i + 1}`;
-        const web = spawnNode(name, webCmd.script, { ...this.env, PORT: String(port), INSTANCE_NAME: instanceName(name) }, [...webCmd.nodeArgs, ...this.opts.nodeArgs], port);
+        const web = spawnNode(name, webCmd.script, this.serviceEnv(name, port), [...webCmd.nodeArgs, ...this.opts.nodeArgs], port);
         this.webs.push(web);
         this.opts.onStart?.(web.name, web.pid);
         await waitUntil(web, () => answers(`${web.url}/health`));
