@@ -26,3 +26,24 @@ export function registerRequest(n: number): RequestSpec {
 export function jsonPost(path: string, body: unknown): RequestSpec {
   return { method: 'POST', path, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
 }
+
+/** The pair a login or a refresh answers with. */
+export interface TokenPair {
+  token: string;
+  refreshToken: string;
+}
+
+/** The pair in a 200 answer's body (check-login once verified, refresh-token); null otherwise. */
+export function pairFrom(status: number, body: string): TokenPair | null {
+  if (status !== 200) return null;
+  const b = JSON.parse(body) as Partial<TokenPair>;
+  return typeof b.token === 'string' && typeof b.refreshToken === 'string' ? { token: b.token, refreshToken: b.refreshToken } : null;
+}
+
+/** POST /refresh-token `{refreshToken}` form, the pair's access token as the bearer. */
+export const refreshRequest = (p: TokenPair): RequestSpec => ({
+  ...jsonPost('/refresh-token', { refreshToken: p.refreshToken }),
+  headers: { 'content-type': 'application/json', authorization: `Bearer ${p.token}` },
+});
+
+export const profileRequest = (token: string): RequestSpec => ({ method: 'GET', path: '/profile', headers: { authorization: `Bearer ${token}` } });

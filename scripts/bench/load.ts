@@ -106,15 +106,25 @@ export function send(url: string, spec: RequestSpec, onSent?: () => void): Promi
   });
 }
 
-/** Runs `count` requests, at most `concurrency` at a time; returns every answer in order. */
-export async function runAll(count: number, concurrency: number, make: (i: number) => { url: string; spec: RequestSpec }): Promise<Answer[]> {
+/**
+ * Runs `count` requests, at most `concurrency` at a time; returns every answer in order.
+ * `onAnswer` sees each answer as it arrives (a request made next may depend on it).
+ */
+export async function runAll(
+  count: number,
+  concurrency: number,
+  make: (i: number) => { url: string; spec: RequestSpec },
+  onAnswer?: (answer: Answer) => void,
+): Promise<Answer[]> {
   const answers: Answer[] = new Array(count);
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < count) {
       const i = next++;
       const { url, spec } = make(i);
-      answers[i] = await send(url, spec);
+      const answer = await send(url, spec);
+      answers[i] = answer;
+      onAnswer?.(answer);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));

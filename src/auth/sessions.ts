@@ -41,6 +41,9 @@ export interface SessionView {
  */
 export const MAX_SESSIONS_PER_USER = 100;
 
+/** Signings of a refresh whose user's roles keep changing under it before it gives up. */
+const ROLE_ATTEMPTS = 3;
+
 const iso = (ms: string): string => new Date(Number(ms) || 0).toISOString();
 
 export class Sessions {
@@ -80,40 +83,52 @@ export class Sessions {
     if (refresh.sub !== access.sub || refresh.sid !== access.sid) {
       throw new AppError('AUTHENTICATION_FAILED', 'Tokens do not belong together');
     }
-    return this.rotate(refresh.sub, refresh.sid, refresh.jti);
+    return this.rotate(access, refresh.jti);
   }
 
   /** `{id}` form: an unexpired access token whose subject is `id` rotates its session. */
   async refreshWithId(access: TokenClaims, id: string): Promise<IssuedPair> {
     if (access.exp * 1000 <= Date.now()) throw new AppError('AUTHENTICATION_FAILED', 'Access token expired');
     if (access.sub !== id) throw new AppError('FORBIDDEN', 'The id does not match the token');
-    return this.rotate(access.sub, access.sid, '*');
+    return this.rotate(access, '*');
   }
 
   /**
    * The pair is signed before the script runs: the script keeps it for the retry leeway, so a
    * retry of this very refresh (its answer lost to a timeout) gets the same pair, not "reuse".
+   * It is signed with the roles of the presented access token, and the script rotates only if
+   * those are still the user's stored roles (one round trip); if they changed, it answers with
+   * the stored ones and the pair is signed again with them.
    */
-  private async rotate(userId: string, sid: string, presentedJti: string): Promise<IssuedPair> {
-    const user = await this.user(userId);
-    const issued = this.tokens.issuePair(userId, sid, user.roles, newShortId(), { remember: true });
-    const pair: IssuedPair = { token: issued.token, refreshToken: issued.refreshToken };
-    const [outcome, kept = ''] = await this.scripts.strings('rotate-session', [
-      this.keys.session(userId, sid),
-      this.keys.userSessions(userId),
-      this.keys.rotation(userId, sid),
-      sid,
-      userId,
-      presentedJti,
-      issued.refreshJti,
-      this.tokens.refreshTtl * 1000,
-      JSON.stringify(pair),
-      this.reuseSeconds * 1000,
-    ]);
-    if (outcome === 'again') return JSON.parse(kept) as IssuedPair;
-    if (outcome === 'reuse') throw new AppError('AUTHENTICATION_FAILED', 'Refresh token already used; session closed');
-    if (outcome !== 'ok') throw new AppError('AUTHENTICATION_FAILED', 'Session closed');
-    return pair;
+  private async rotate(access: TokenClaims, presentedJti: string): Promise<IssuedPair> {
+    const { sub: userId, sid } = access;
+    let rolesJson = JSON.stringify(access.roles ?? []);
+    for (let attempt = 0; attempt < ROLE_ATTEMPTS; attempt++) {
+      const issued = this.tokens.issuePair(userId, sid, parseRoles(rolesJson), newShortId(), { remember: true });
+      const pair: IssuedPair = { token: issued.token, refreshToken: issued.refreshToken };
+      const [outcome, kept = ''] = await this.scripts.strings('rotate-session', [
+        this.keys.session(userId, sid),
+        this.keys.userSessions(userId),
+        this.keys.rotation(userId, sid),
+        this.keys.user(userId),
+        sid,
+        userId,
+        presentedJti,
+        issued.refreshJti,
+        this.tokens.refreshTtl * 1000,
+        JSON.stringify(pair),
+        this.reuseSeconds * 1000,
+        rolesJson,
+      ]);
+      if (outcome === 'ok') return pair;
+      if (outcome === 'again') return JSON.parse(kept) as IssuedPair;
+      if (outcome === 'reuse') throw new AppError('AUTHENTICATION_FAILED', 'Refresh token already used; session closed');
+      if (outcome === 'nouser') throw new AppError('AUTHENTICATION_FAILED', 'User not found');
+      if (outcome !== 'roles') throw new AppError('AUTHENTICATION_FAILED', 'Session closed');
+      rolesJson = kept;
+    }
+    // the roles changed under every attempt: an operator rewriting them in a loop
+    throw new AppError('NETWORK_ERROR', 'The user changed while the session was refreshed; try again');
   }
 
   async logout(access: TokenClaims, id: string): Promise<void> {
@@ -154,10 +169,6 @@ export class Sessions {
   async endAllOfPhone(phone: string): Promise<number> {
     const userId = await this.redis.get(this.keys.userByPhone(phone));
     return userId ? this.endAll(userId) : 0;
-  }
-
-  async user(id: string): Promise<User> {
-    return userFrom(await this.redis.hgetall(this.keys.user(id)));
   }
 }
 

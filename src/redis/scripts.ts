@@ -29,7 +29,7 @@ const DECLARED_KEYS: Record<ScriptName, number | 'first-argument'> = {
   // its steps' keys (none when it runs the whole chain on one server; lib/login-steps.lua)
   'claim-login': 'first-argument',
   'complete-login': 1,
-  'rotate-session': 3,
+  'rotate-session': 4,
   'end-sessions': 1,
   'list-sessions': 1,
   'intake-push': 1,

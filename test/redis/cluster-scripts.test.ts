@@ -199,8 +199,24 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
       await c.hset(keys.session(uid, sid), 'u', uid, 'r', `j-${sid}`, 'c', now, 'l', now, 'o', 'o');
       await c.zadd(keys.userSessions(uid), now + 60_000, sid);
     }
-    const rotate = (sid: string, presented: string, next: string) =>
-      scripts.strings('rotate-session', [keys.session(uid, sid), keys.userSessions(uid), keys.rotation(uid, sid), sid, uid, presented, next, 60_000, `{"p":"${next}"}`, 5_000]);
+    await c.hset(keys.user(uid), 'id', uid, 'roles', '["user"]');
+    const rotate = (sid: string, presented: string, next: string, roles = '["user"]') =>
+      scripts.strings('rotate-session', [
+        keys.session(uid, sid),
+        keys.userSessions(uid),
+        keys.rotation(uid, sid),
+        keys.user(uid),
+        sid,
+        uid,
+        presented,
+        next,
+        60_000,
+        `{"p":"${next}"}`,
+        5_000,
+        roles,
+      ]);
+    // signed with roles the user no longer has: nothing rotated, the stored roles answered
+    expect(await rotate('a', 'j-a', 'j-a1', '["admin"]')).to.deep.equal(['roles', '["user"]']);
     expect(await rotate('a', 'j-a', 'j-a2')).to.deep.equal(['ok']);
     expect(await rotate('a', 'j-a', 'j-a3')).to.deep.equal(['again', '{"p":"j-a2"}']);
     expect(await rotate('b', 'j-b', 'j-b2')).to.deep.equal(['ok']);
@@ -211,6 +227,8 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     expect(await scripts.number('end-sessions', [keys.userSessions(uid), keys.session(uid, ''), uid, 'c'])).to.equal(1);
     expect(await scripts.number('end-sessions', [keys.userSessions(uid), keys.session(uid, ''), uid, '*'])).to.equal(1);
     expect(await c.exists(keys.session(uid, 'a'), keys.session(uid, 'c'), keys.userSessions(uid))).to.equal(0);
+    await c.del(keys.user(uid));
+    expect(await rotate('a', 'j-a2', 'j-a4')).to.deep.equal(['nouser']);
   });
 
   it('delivery: statuses before the gateway id wait for it; a crash after the link loses none', async function () {

@@ -3,6 +3,8 @@ import { expect } from 'chai';
 import { fullLogin, type LoginBody } from '../helpers/flow.js';
 import { get, post, request, type JsonResponse } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
+import { testRedis } from '../helpers/redis.js';
+import { keys } from '../../src/redis/keys.js';
 import { expectError } from './expect-error.js';
 import { decodeJwt, forgeJwt, tamperJwt } from './jwt-forge.js';
 
@@ -130,6 +132,32 @@ describe('security: token and session attacks answer 401 (HS256 by configuration
     expectError(await refresh(user.token, user.refreshToken), 'AUTHENTICATION_FAILED');
     expectError(await profile(String(next.body.token)), 'AUTHENTICATION_FAILED');
     expectError(await profile(user.token), 'AUTHENTICATION_FAILED');
+  });
+
+  it("a refresh signs the user's roles as stored when it rotates; a user gone → 401", async function () {
+    const redis = testRedis();
+    try {
+      const user = await login();
+      expect(decodeJwt(user.token).roles).to.deep.equal(['user']);
+      // roles changed since the access token was signed: the new pair carries the stored ones
+      await redis.hset(keys(stack.prefix).user(user.user.id), 'roles', '["user","admin"]');
+      const rotated = await refresh(user.token, user.refreshToken);
+      expect(rotated.status, rotated.text).to.equal(200);
+      const next = rotated.body as unknown as LoginBody;
+      secrets.push(next.token, next.refreshToken);
+      expect(decodeJwt(next.token).roles).to.deep.equal(['user', 'admin']);
+      expect((await profile(next.token)).body.user).to.deep.include({ roles: ['user', 'admin'] });
+      // stored roles written another way (spacing) are still what the token says
+      await redis.hset(keys(stack.prefix).user(user.user.id), 'roles', '[ "user" ]');
+      const again = await post(stack.url, '/refresh-token', { id: user.user.id }, next.token);
+      expect(again.status, again.text).to.equal(200);
+      expect(decodeJwt(String(again.body.token)).roles).to.deep.equal(['user']);
+      // the user's record removed: its sessions can't be refreshed
+      await redis.del(keys(stack.prefix).user(user.user.id));
+      expectError(await refresh(String(again.body.token), String(again.body.refreshToken)), 'AUTHENTICATION_FAILED');
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('logs never contain a PIN, an emoji string or a token', async function () {

@@ -1,5 +1,5 @@
 import { paired, type Paired } from '../baseline.js';
-import { jsonPost, registerRequest, type BenchContext } from '../context.js';
+import { jsonPost, pairFrom, profileRequest, refreshRequest, registerRequest, type BenchContext, type TokenPair } from '../context.js';
 import { runAll, type RequestSpec } from '../load.js';
 import { queueLogins } from '../logins.js';
 import { pinFor } from '../payloads.js';
@@ -22,22 +22,6 @@ export interface EndpointFigures {
 }
 
 const POOL = 200;
-
-interface TokenPair {
-  token: string;
-  refreshToken: string;
-}
-
-function pairFrom(status: number, body: string): TokenPair | null {
-  if (status !== 200) return null;
-  const b = JSON.parse(body) as Partial<TokenPair>;
-  return typeof b.token === 'string' && typeof b.refreshToken === 'string' ? { token: b.token, refreshToken: b.refreshToken } : null;
-}
-
-const refreshRequest = (p: TokenPair): RequestSpec => ({
-  ...jsonPost('/refresh-token', { refreshToken: p.refreshToken }),
-  headers: { 'content-type': 'application/json', authorization: `Bearer ${p.token}` },
-});
 
 export async function endpoints(ctx: BenchContext): Promise<EndpointFigures> {
   const { stack, sizes, seq } = ctx;
@@ -89,8 +73,8 @@ export async function endpoints(ctx: BenchContext): Promise<EndpointFigures> {
 
   let p = 0;
   const tokens = pairs.map((t) => t.token);
-  const profileRequest = (): RequestSpec => ({ method: 'GET', path: '/profile', headers: { authorization: `Bearer ${tokens[p++ % tokens.length]}` } });
-  const profile = await paired({ ...common, baselineRequest: profileRequest, serviceRequest: profileRequest });
+  const profileNext = (): RequestSpec => profileRequest(tokens[p++ % tokens.length]!);
+  const profile = await paired({ ...common, baselineRequest: profileNext, serviceRequest: profileNext });
 
   // a pair leaves the pool when sent and its successor comes back with the answer
   const fixed = pairs[0]!;

@@ -2,16 +2,20 @@
 -- (reuse detection); of two concurrent presentations of the same token at most one wins.
 -- Retry leeway: for reuseMs after a rotation, the token it replaced gets the same new pair
 -- again (a client whose answer was lost retries), kept at rot:<sid>; later it is reuse.
+-- Roles: the new pair was signed with the roles the caller expected (the presented access
+-- token's); the rotation only happens if the user's stored roles are still exactly those,
+-- else {roles, stored} and the caller signs again with the stored ones. One round trip when
+-- nothing changed, and the roles signed are the roles stored at the moment of rotation.
 -- All on the user's slot (keys.ts): one atomic step on a cluster too.
--- KEYS: session, the user's session index, the session's last rotation
+-- KEYS: session, the user's session index, the session's last rotation, the user
 -- ARGV: sid, userId, presentedJti ('*' = the current one, for the {id} form), newJti, ttlMs,
---       newPairJson, reuseMs
--- Returns {ok} | {closed} | {reuse} | {again, pairJson}
+--       newPairJson, reuseMs, rolesJson (as stored in the user hash)
+-- Returns {ok} | {closed} | {nouser} | {reuse} | {again, pairJson} | {roles, storedRolesJson}
 local sid, uid, presented, newJti = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local ttl, pair, reuse = tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local sk, ik, rk = KEYS[1], KEYS[2], KEYS[3]
+local ttl, pair, reuse, roles = tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7]), ARGV[8]
+local sk, ik, rk, uk = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local user = redis.call('HMGET', uk, 'id', 'roles')
+if not user[1] then return {'nouser'} end
 local cur = redis.call('HMGET', sk, 'u', 'r')
 if not cur[1] or cur[1] ~= uid then return {'closed'} end
 if presented ~= '*' and cur[2] ~= presented then
@@ -21,6 +25,10 @@ if presented ~= '*' and cur[2] ~= presented then
   redis.call('ZREM', ik, sid)
   return {'reuse'}
 end
+local stored = user[2] or '[]'
+if stored ~= roles then return {'roles', stored} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 -- `l`: last used, as the sessions list shows it (a session in use refreshes every access-token lifetime)
 redis.call('HSET', sk, 'r', newJti, 'l', now)
 redis.call('PEXPIRE', sk, ttl)
