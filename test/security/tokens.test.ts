@@ -152,8 +152,13 @@ describe('security: token and session attacks answer 401 (HS256 by configuration
       const again = await post(stack.url, '/refresh-token', { id: user.user.id }, next.token);
       expect(again.status, again.text).to.equal(200);
       expect(decodeJwt(String(again.body.token)).roles).to.deep.equal(['user']);
-      // the user's record removed: its sessions can't be refreshed
+      // the profile is the stored record, field by field
+      const stored = await redis.hgetall(keys(stack.prefix).user(user.user.id));
+      const shown = await profile(String(again.body.token));
+      expect(shown.body.user).to.deep.equal({ id: stored.id, name: stored.name, surname: stored.surname ?? '', phone: stored.phone, roles: ['user'] });
+      // the user's record removed: its sessions can't be refreshed, nor its profile read
       await redis.del(keys(stack.prefix).user(user.user.id));
+      expectError(await profile(String(again.body.token)), 'AUTHENTICATION_FAILED');
       expectError(await refresh(String(again.body.token), String(again.body.refreshToken)), 'AUTHENTICATION_FAILED');
     } finally {
       redis.disconnect();
