@@ -11,11 +11,12 @@ import { Stack } from './stack.js';
 import { parseArgs } from './options.js';
 
 /**
- * `npm run bench:instructions [-- <requests> [<endpoint>]]`: instructions one web node executes per request
- * of register-pin, check-login (pending), profile, refresh-token and the webhook, counted by
- * valgrind's callgrind.
+ * `npm run bench:instructions [-- <requests> [<endpoint>]]`: instructions one web node executes
+ * per request of register-pin (the client's emoji string, and the server's: production's
+ * default), check-login (pending), profile, refresh-token and the webhook, counted by valgrind's
+ * callgrind.
  * CPU time on a shared VM moves 10–20 % between runs of the same code; this count repeats to
- * within about 0.2 %, so a change to a hot path is judged by it before the benchmark's
+ * within about 0.2 % (register-pin within 3–5 % at 4,000 requests, 0.1 % at 10,000), so a change to a hot path is judged by it before the benchmark's
  * throughput rounds. The node runs with the Procfile's flags plus `--single-threaded` (V8's
  * compiler and GC threads then work on the main thread: counted every time, in the same
  * order), the requests go over 16 connections, and only the measured requests are counted
@@ -81,6 +82,8 @@ interface Endpoint {
   name: string;
   /** runs on the node before its warm-up */
   prepare?(url: string): Promise<void>;
+  /** settings of this endpoint's node beyond the benchmark stack's */
+  env?: Record<string, string>;
   request(): RequestSpec;
   onAnswer?(answer: Answer): void;
 }
@@ -91,7 +94,17 @@ const refreshPool: TokenPair[] = [];
 const endpoints: Endpoint[] = [
   { name: 'register-pin', request: () => registerRequest(ctx.seq.take()) },
   {
+    // production's default (EMOJI_CHOICE=server): the server draws four candidate strings and hashes each
+    name: 'register-pin (server draws)',
+    env: { EMOJI_CHOICE: 'server' },
+    request: () => jsonPost('/register-pin', { pin: pinFor(ctx.seq.take()) }),
+  },
+  {
     name: 'check-login (pending)',
+    prepare: async (url) => {
+      const register = await runAll(POOL, 16, (i) => ({ url, spec: registerRequest(pending[i]!) }));
+      if (!register.every(isOk)) throw new Error('the PINs to check could not be registered');
+    },
     request: (() => {
       let c = 0;
       return () => jsonPost('/check-login', { pin: pinFor(pending[c++ % POOL]!) });
@@ -127,12 +140,11 @@ try {
     const port = await freePort();
     const out = path.join(os.tmpdir(), `pin-auth-callgrind-${process.pid}-${port}`);
     const wrap = ['valgrind', '--tool=callgrind', '--smc-check=all', '--instr-atstart=no', `--callgrind-out-file=${out}`];
-    const child = spawnNode('web-callgrind', web.script, stack.serviceEnv('web-callgrind', port), [...web.nodeArgs, '--single-threaded'], port, wrap);
+    const env = { ...stack.serviceEnv('web-callgrind', port), ...endpoint.env };
+    const child = spawnNode('web-callgrind', web.script, env, [...web.nodeArgs, '--single-threaded'], port, wrap);
     try {
       await waitUntil(child, () => answers(`${child.url}/health`), 180_000);
       const url = child.url;
-      const register = await runAll(POOL, 16, (i) => ({ url, spec: registerRequest(pending[i]!) }));
-      if (!register.every(isOk)) throw new Error('the PINs to check could not be registered');
       await endpoint.prepare?.(url);
       log(`${endpoint.name}: ${warmup} requests of warm-up, then ${requests} counted`);
       const make = (): { url: string; spec: RequestSpec } => ({ url, spec: endpoint.request() });

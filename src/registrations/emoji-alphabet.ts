@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /**
  * The alphabet of the emoji strings the server draws. Chosen so a person reads and types them
@@ -15,11 +15,45 @@ export const EMOJI_ALPHABET: readonly string[] = [
   ...'🚲⛵🚁⚽🎸🎈🎁🔑🔔💡⏰👑💎🌈🌵🌻',
 ];
 
+/**
+ * A random byte's low six bits pick a symbol: 256 is a multiple of 64, so each is equally
+ * likely and no byte is thrown away (crypto.randomInt costs about 70 ns a call, and a
+ * registration draws 32 symbols).
+ */
+const SYMBOL_BITS = EMOJI_ALPHABET.length - 1;
+if ((EMOJI_ALPHABET.length & SYMBOL_BITS) !== 0 || EMOJI_ALPHABET.length > 256) {
+  throw new Error('the emoji alphabet must have a power-of-two size up to 256 (uniform draws from bytes)');
+}
+
+/**
+ * Crypto randomness read ahead in blocks and each byte used once (crypto.randomInt keeps such
+ * a cache too): a randomFillSync call costs microseconds whatever its size.
+ */
+const block = Buffer.alloc(4096);
+let unused = 0;
+
+function randomByte(): number {
+  if (unused === 0) {
+    randomFillSync(block);
+    unused = block.length;
+  }
+  return block[--unused]!;
+}
+
+/** `count` uniformly drawn strings of `length` emoji each from the alphabet (crypto randomness). */
+export function drawEmojiStrings(count: number, length: number): string[] {
+  const out: string[] = [];
+  for (let c = 0; c < count; c++) {
+    let text = '';
+    for (let i = 0; i < length; i++) text += EMOJI_ALPHABET[randomByte() & SYMBOL_BITS];
+    out.push(text);
+  }
+  return out;
+}
+
 /** A uniformly drawn string of `length` emoji from the alphabet (crypto randomness). */
 export function drawEmojiString(length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) out += EMOJI_ALPHABET[randomInt(EMOJI_ALPHABET.length)];
-  return out;
+  return drawEmojiStrings(1, length)[0]!;
 }
 
 /** Bits of a drawn string of `length` emoji. */

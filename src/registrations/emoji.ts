@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * Emoji strings: what the user types into the chat. Both sides of a match are normalised
@@ -90,5 +90,14 @@ export function isEmojiString(text: string): boolean {
 
 /** The Redis-side identity of an emoji string: a short digest of its normal form. */
 export function emojiHash(text: string): string {
-  return createHash('sha256').update(normaliseEmoji(text)).digest('base64url').slice(0, 22);
+  return normalEmojiHash(normaliseEmoji(text));
+}
+
+/**
+ * emojiHash of a string already in normal form (the server's drawn strings: single code points
+ * of the alphabet, nothing to normalise). One-shot `crypto.hash`: a third of createHash's time
+ * for a short input (0.24 against 0.73 µs).
+ */
+export function normalEmojiHash(normal: string): string {
+  return hash('sha256', normal, 'base64url').slice(0, 22);
 }

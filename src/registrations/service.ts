@@ -8,8 +8,8 @@ import { newShortId } from '../auth/ids.js';
 import type { RegistrationPolicy } from '../config.js';
 import type { BudgetSet, Limits } from '../security/limits.js';
 import type { ProbeVia, Probes } from '../security/probes.js';
-import { emojiHash } from './emoji.js';
-import { drawEmojiString } from './emoji-alphabet.js';
+import { emojiHash, normalEmojiHash } from './emoji.js';
+import { drawEmojiStrings } from './emoji-alphabet.js';
 import { pinBits, type PinHasher } from './pin.js';
 import type { LoginResult } from '../auth/login-result.js';
 import { encodeOrigin, type Origin } from '../auth/origin.js';
@@ -109,7 +109,7 @@ export class Registrations {
     let out: ScriptAnswer = ['retry'];
     let drawn: string[] = [];
     for (let round = 0; round < DRAW_ROUNDS && out[0] === 'retry'; round++) {
-      drawn = emojiString === undefined ? Array.from({ length: CANDIDATES }, () => drawEmojiString(policy.emojiLength)) : [];
+      drawn = emojiString === undefined ? drawEmojiStrings(CANDIDATES, policy.emojiLength) : [];
       out = await this.scripts.phase(
         'register',
         registerSteps(this.keys, budgets, {
@@ -120,7 +120,7 @@ export class Registrations {
           ttlMs: this.settings.pinTtlSeconds * 1000,
           memoryMs: this.settings.expiredMemorySeconds * 1000,
           origin: encodeOrigin(caller.origin ?? UNKNOWN_ORIGIN),
-          candidates: drawn.map(emojiHash),
+          candidates: drawn.map(normalEmojiHash),
         }, this.scripts.split),
       );
       this.refuseIfLimited(out, budgets, caller);

@@ -13,7 +13,7 @@ import { REDIS_URL } from '../helpers/redis.js';
 describe('instructions per request (callgrind, a few requests)', function () {
   this.timeout(600_000);
 
-  it('counts register-pin, check-login, profile, refresh-token and the webhook, every counted request answered', async () => {
+  it('counts register-pin (both emoji choices), check-login, profile, refresh-token and the webhook, every counted request answered', async () => {
     const missing = ensureDebianPackages(['/usr/bin/valgrind', '/usr/bin/callgrind_control'], ['valgrind']);
     expect(missing, missing).to.equal(undefined);
     const child = spawn(process.execPath, ['dist/scripts/bench/instructions.js', '150'], {
@@ -27,7 +27,7 @@ describe('instructions per request (callgrind, a few requests)', function () {
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code, stderr.slice(-3000)).to.equal(0);
-    for (const endpoint of ['register-pin', 'check-login (pending)', 'profile', 'refresh-token', 'webhook']) {
+    for (const endpoint of ['register-pin', 'register-pin (server draws)', 'check-login (pending)', 'profile', 'refresh-token', 'webhook']) {
       const row = stdout.split('\n').find((line) => line.startsWith(`${endpoint}  `));
       expect(row, `${endpoint} row in:\n${stdout}`).to.be.a('string');
       const [count, counted] = row!.slice(endpoint.length).trim().split(/\s{2,}/);

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { loadConfig } from '../../../src/config.js';
 import { keys as makeKeys } from '../../../src/redis/keys.js';
 import { Scripts } from '../../../src/redis/scripts.js';
-import { isEmojiString, normaliseEmoji } from '../../../src/registrations/emoji.js';
-import { drawEmojiString, drawnBits, EMOJI_ALPHABET } from '../../../src/registrations/emoji-alphabet.js';
+import { emojiHash, isEmojiString, normalEmojiHash, normaliseEmoji } from '../../../src/registrations/emoji.js';
+import { drawEmojiString, drawEmojiStrings, drawnBits, EMOJI_ALPHABET } from '../../../src/registrations/emoji-alphabet.js';
 import { pinBits } from '../../../src/registrations/pin.js';
 import { ipGroup } from '../../../src/security/ip-group.js';
 import { checkSteps } from '../../../src/registrations/steps.js';
@@ -47,6 +47,25 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
     expect([...drawn]).to.have.length(6);
     expect(isEmojiString(drawn)).to.equal(true);
     expect(drawnBits(6)).to.equal(36);
+  });
+
+  it('drawn strings: every symbol equally likely, each string already normal (hashed as the matching hashes it)', function () {
+    const strings = drawEmojiStrings(1600, 8);
+    expect(strings).to.have.length(1600);
+    const counts = new Map<string, number>();
+    for (const text of strings) {
+      const symbols = [...text];
+      expect(symbols).to.have.length(8);
+      for (const e of symbols) counts.set(e, (counts.get(e) ?? 0) + 1);
+    }
+    // 12,800 draws over 64 symbols: 200 expected each; a biased or truncated draw (half the
+    // alphabet, a skewed byte mapping) falls far outside, a fair one practically never does
+    expect(counts.size).to.equal(64);
+    for (const [e, n] of counts) expect(n, e).to.be.within(120, 290);
+    const chiSquare = [...counts.values()].reduce((sum, n) => sum + (n - 200) ** 2 / 200, 0);
+    expect(chiSquare).to.be.below(130); // 63 degrees of freedom: p < 1e-6 above this
+    expect(new Set(strings).size).to.equal(1600);
+    for (const text of strings.slice(0, 50)) expect(normalEmojiHash(text)).to.equal(emojiHash(text));
   });
 
   describe('budgets in the scripts (real Redis)', function () {
