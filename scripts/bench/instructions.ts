@@ -16,11 +16,12 @@ import { parseArgs } from './options.js';
  * default), check-login (pending), profile, refresh-token and the webhook, counted by valgrind's
  * callgrind.
  * CPU time on a shared VM moves 10–20 % between runs of the same code; this count repeats to
- * within about 0.2 % (register-pin within 3–5 % at 4,000 requests, 0.1 % at 10,000), so a change to a hot path is judged by it before the benchmark's
- * throughput rounds. The node runs with the Procfile's flags plus `--single-threaded` (V8's
- * compiler and GC threads then work on the main thread: counted every time, in the same
- * order), the requests go over 16 connections, and only the measured requests are counted
- * (instrumentation is switched on after as many requests of warm-up, at least MIN_WARMUP). User-space instructions
+ * within about 0.2 % (register-pin within 3–5 % at 4,000 requests, 0.1 % at 10,000), so a
+ * change to a hot path is judged by it before the benchmark's throughput rounds. The node runs
+ * with the Procfile's flags plus `--single-threaded` (V8's compiler and GC threads then work on
+ * the main thread: counted every time, in the same order), the requests go over 16
+ * connections, and only the measured requests are counted (instrumentation is switched on
+ * after as many requests of warm-up, at least MIN_WARMUP). User-space instructions
  * only: the kernel's side of the socket calls is not in them. Needs valgrind (Debian: valgrind).
  */
 const requests = Number(process.argv[2] ?? 4000);
@@ -65,11 +66,9 @@ async function signIn(url: string): Promise<void> {
     let waiting = ns;
     while (waiting.length > 0 && Date.now() < deadline) {
       const answers = await Promise.all(waiting.map((n) => send(url, jsonPost('/check-login', { pin: pinFor(n) }))));
-      for (const a of answers) {
-        const pair = pairFrom(a.status, a.body);
-        if (pair) sessions.push(pair);
-      }
-      waiting = waiting.filter((_, i) => pairFrom(answers[i]!.status, answers[i]!.body) === null);
+      const pairs = answers.map((a) => pairFrom(a.status, a.body));
+      for (const pair of pairs) if (pair) sessions.push(pair);
+      waiting = waiting.filter((_, i) => pairs[i] === null);
       if (waiting.length > 0) await new Promise((r) => setTimeout(r, 200));
     }
     if (waiting.length > 0) throw new Error(`${waiting.length} of ${SESSIONS} logins were not completed`);

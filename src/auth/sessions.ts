@@ -183,10 +183,10 @@ const USER_FIELDS = ['id', 'name', 'surname', 'phone', 'roles'] as const;
 
 function userFrom([id, name, surname, phone, roles]: (string | null)[]): User {
   if (!id) throw new AppError('AUTHENTICATION_FAILED', 'User not found');
-  return { id, name: name ?? '', surname: surname ?? '', phone: phone ?? '', roles: parseRoles(roles ?? undefined) };
+  return { id, name: name ?? '', surname: surname ?? '', phone: phone ?? '', roles: parseRoles(roles) };
 }
 
-function parseRoles(raw: string | undefined): string[] {
+function parseRoles(raw: string | null | undefined): string[] {
   try {
     const v: unknown = JSON.parse(raw ?? '[]');
     return Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string') : [];

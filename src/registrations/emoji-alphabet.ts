@@ -51,10 +51,5 @@ export function drawEmojiStrings(count: number, length: number): string[] {
   return out;
 }
 
-/** A uniformly drawn string of `length` emoji from the alphabet (crypto randomness). */
-export function drawEmojiString(length: number): string {
-  return drawEmojiStrings(1, length)[0]!;
-}
-
 /** Bits of a drawn string of `length` emoji. */
 export const drawnBits = (length: number): number => length * Math.log2(EMOJI_ALPHABET.length);
