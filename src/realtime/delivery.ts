@@ -8,7 +8,7 @@ import {
   type PinErrorPayload,
   type PinExpiredPayload,
 } from './events.js';
-import { forget, socketData, type HeldPin } from './socket-state.js';
+import { forget, heldPin, type HeldPin } from './socket-state.js';
 
 /**
  * The web node's half of worker → client events: the worker names a registration by PIN hash,
@@ -19,7 +19,7 @@ function holders(io: Server, pinHash: string): Array<{ socket: Socket; held: Hel
   const out: Array<{ socket: Socket; held: HeldPin }> = [];
   for (const id of io.sockets.adapter.rooms.get(registrationRoom(pinHash)) ?? []) {
     const socket = io.sockets.sockets.get(id);
-    const held = socket ? socketData(socket).pins.get(pinHash) : undefined;
+    const held = socket ? heldPin(socket, pinHash) : undefined;
     if (socket && held) out.push({ socket, held });
   }
   return out;

@@ -9,7 +9,7 @@ import {
   type PinErrorPayload,
   type PinRegisteredPayload,
 } from './events.js';
-import { forget, hold, MAX_PINS_PER_CONNECTION, socketData } from './socket-state.js';
+import { forget, heldCount, heldPin, hold, MAX_PINS_PER_CONNECTION, socketData } from './socket-state.js';
 import type { EventThrottle } from './throttle.js';
 
 type Ack = (response: AckPayload) => void;
@@ -54,22 +54,22 @@ export function createHandlers(services: Services, throttle: EventThrottle): (so
     // Gone meanwhile: joining a room now would leave a dead socket id in it for good.
     if (!socket.connected) return;
     const pinHash = registrations.pinKey(pin);
-    const before = data.pins.get(pinHash);
-    if (!before && data.pins.size >= MAX_PINS_PER_CONNECTION) {
+    const before = heldPin(socket, pinHash);
+    if (!before && heldCount(socket) >= MAX_PINS_PER_CONNECTION) {
       throw new AppError('RATE_LIMITED', `At most ${MAX_PINS_PER_CONNECTION} pending registrations per connection`, { retryAfter: 60 });
     }
     // Follow the registration before it exists, so a login landing meanwhile still reaches us.
     const held = before ?? { pin, pinId: null };
     if (!before) hold(socket, pinHash, held);
     const reg = await registrations.register(pin, emojiString, { ip: data.ip, via: 'socket', origin: data.origin }).catch((err: unknown) => {
-      if (!before && data.pins.get(pinHash) === held) forget(socket, pinHash);
+      if (!before && heldPin(socket, pinHash) === held) forget(socket, pinHash);
       throw err;
     });
     // A decoy (the PIN is another registration's): answered like a creation, but this socket
     // must not follow that registration's events.
-    if (reg.decoy && !before && data.pins.get(pinHash) === held) forget(socket, pinHash);
+    if (reg.decoy && !before && heldPin(socket, pinHash) === held) forget(socket, pinHash);
     // Not held any more: auth-success (or pin-expired) was delivered while we waited.
-    const stillHeld = !reg.decoy && data.pins.get(pinHash) === held;
+    const stillHeld = !reg.decoy && heldPin(socket, pinHash) === held;
     if (stillHeld) held.pinId = reg.pinId;
     if (!reg.decoy) log.info(reg.created ? 'pin registered' : 'pin re-registered', { pinId: reg.pinId, via: 'socket' });
     const answer: PinRegisteredPayload = { pinId: reg.pinId, expiresIn: reg.expiresIn, emojiString: reg.emojiString };
@@ -80,7 +80,7 @@ export function createHandlers(services: Services, throttle: EventThrottle): (so
     if (reg.verified && stillHeld) {
       // Re-joined after the login happened: hand over the uncollected result now (not consumed).
       const result = await registrations.peekResult(pin);
-      if (data.pins.get(pinHash) !== held) return; // delivered by the worker's event meanwhile
+      if (heldPin(socket, pinHash) !== held) return; // delivered by the worker's event meanwhile
       forget(socket, pinHash);
       if (result) socket.emit(SERVER_EVENTS.authSuccess, result);
     }

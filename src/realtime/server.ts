@@ -1,9 +1,10 @@
-import { ServerResponse, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
 import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
 import { connect, type RedisClient } from '../redis/connection.js';
 import type { Services } from '../services.js';
-import { originOf, type Origin } from '../auth/origin.js';
+import { originOf } from '../auth/origin.js';
+import { trimHandshakes } from './connection-footprint.js';
 import { deliverAwaiting, deliverEnded, deliverExpiry, deliverLogin, isLoginResult } from './delivery.js';
 import { INTERNAL_EVENTS } from './events.js';
 import { createHandlers } from './handlers.js';
@@ -69,32 +70,16 @@ export function attachRealtime(httpServer: HttpServer, services: Services): Real
     if (typeof pinHash === 'string' && typeof pinId === 'string') deliverEnded(io, pinHash, pinId, 'LOGIN_FAILED');
   });
 
-  // Each connection keeps its first HTTP request alive by default (~4 KB of heap apiece); only
-  // the client IP and the device (from the User-Agent, for the chat confirmation) are needed
-  // from it, so take those and let the request go (Socket.IO's memory guide).
-  // socket.handshake.headers is empty as a result.
-  // engine.io also keeps, per websocket connection, the stand-in response of its upgrade until the
-  // connection closes (a 'close' listener on the TCP socket holds it), and that holds the request:
-  // cut that link too once the connection is made (~1.5 KB a socket).
-  const clientIps = new WeakMap<object, { ip: string; origin: Origin }>();
-  const upgradeResponses = new WeakMap<IncomingMessage, { req: IncomingMessage | null }>();
-  io.engine.use((req: IncomingMessage, res: { req: IncomingMessage | null }, next: () => void) => {
-    if (!(res instanceof ServerResponse)) upgradeResponses.set(req, res);
-    next();
-  });
-  io.engine.on('connection', (raw: { request: IncomingMessage | null; remoteAddress: string }) => {
-    if (raw.request) {
-      const ip = clientIp(raw.request.headers, raw.remoteAddress, config.trustProxy);
-      clientIps.set(raw, { ip, origin: originOf(raw.request.headers['user-agent'], ip) });
-      const res = upgradeResponses.get(raw.request);
-      if (res) res.req = null;
-    }
-    raw.request = null;
+  // Only the client IP and the device (from the User-Agent, for the chat confirmation) are kept
+  // of the handshake; the rest is let go (connection-footprint.ts).
+  const handshakeOf = trimHandshakes(httpServer, io, (request, remoteAddress) => {
+    const ip = clientIp(request.headers, remoteAddress, config.trustProxy);
+    return { ip, origin: originOf(request.headers['user-agent'], ip) };
   });
 
   const bindHandlers = createHandlers(services, new EventThrottle(services.limits.socketBudget()));
   io.on('connection', (socket) => {
-    const client = clientIps.get(socket.conn);
+    const client = handshakeOf(socket);
     initSocketData(socket, client?.ip ?? socket.handshake.address, client?.origin);
     bindHandlers(socket);
   });

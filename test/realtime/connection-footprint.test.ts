@@ -1,0 +1,110 @@
+import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { expect } from 'chai';
+import { Server, type Socket } from 'socket.io';
+import { trimHandshakes } from '../../src/realtime/connection-footprint.js';
+import { client, type TestClient } from './clients.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** Collects twice a macrotask apart: WeakRef targets stay alive until the current job ends. */
+async function collect(): Promise<void> {
+  for (let i = 0; i < 2; i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+  }
+}
+
+/**
+ * trimHandshakes on a real Socket.IO server (in this process, so the heap can be inspected):
+ * what a websocket connection keeps of its handshake once connected.
+ */
+describe('realtime: a connection keeps only what it reads of its handshake', function () {
+  let http: HttpServer;
+  let io: Server;
+  let url: string;
+  let take: (socket: Socket) => { ua: string | undefined; ip: string } | undefined;
+  // what the handshake left behind, watched without keeping it alive
+  const watched: Array<{ request: WeakRef<IncomingMessage>; response: WeakRef<object> }> = [];
+  const connected: Array<{ socket: Socket; reading: ReturnType<typeof take> }> = [];
+  const clients: TestClient[] = [];
+
+  before(async function () {
+    http = createServer();
+    io = new Server(http, { serveClient: false });
+    take = trimHandshakes(http, io, (request, remoteAddress) => ({ ua: request.headers['user-agent'], ip: remoteAddress }));
+    // a middleware after trimHandshakes', as an operator's would be
+    io.engine.use((req: IncomingMessage, res: object, next: () => void) => {
+      watched.push({ request: new WeakRef(req), response: new WeakRef(res) });
+      next();
+    });
+    io.on('connection', (socket) => {
+      connected.push({ socket, reading: take(socket) });
+      socket.on('echo', (value: unknown, ack: (v: unknown) => void) => ack(value));
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  });
+
+  after(async function () {
+    for (const c of clients) c.close();
+    io.close();
+    await new Promise((resolve) => http.close(resolve));
+  });
+
+  const open = async (opts: Parameters<typeof client>[1] = {}): Promise<TestClient> => {
+    const c = client(url, { extraHeaders: { 'user-agent': 'footprint-test/1.0' }, ...opts });
+    clients.push(c);
+    await new Promise<void>((resolve, reject) => {
+      c.socket.once('connect', resolve);
+      c.socket.once('connect_error', reject);
+    });
+    return c;
+  };
+
+  it('a websocket connection lets its upgrade request and stand-in response go, and still works', async function () {
+    const first = watched.length;
+    const c = await open();
+    expect(watched.length).to.equal(first + 1);
+    const { socket, reading } = connected[connected.length - 1]!;
+    // what `read` took reached the connection handler, once
+    expect(reading).to.deep.equal({ ua: 'footprint-test/1.0', ip: '127.0.0.1' });
+    expect(take(socket)).to.equal(undefined);
+    expect(socket.handshake.headers).to.deep.equal({});
+    await collect();
+    expect(watched[first]!.request.deref(), 'upgrade request').to.equal(undefined);
+    expect(watched[first]!.response.deref(), 'stand-in response').to.equal(undefined);
+    // the connection is intact both ways, and its close still reaches the server
+    expect(await c.socket.timeout(5000).emitWithAck('echo', 'ping')).to.equal('ping');
+    const gone = new Promise<string>((resolve) => socket.once('disconnect', resolve));
+    c.close();
+    expect(await gone).to.equal('client namespace disconnect');
+  });
+
+  it("a websocket transport drops the 'headers' listener only the polling transport fires", async function () {
+    await open();
+    const { socket } = connected[connected.length - 1]!;
+    expect(socket.conn.transport.name).to.equal('websocket');
+    expect(socket.conn.transport.listenerCount('headers')).to.equal(0);
+  });
+
+  it('a polling connection reads the same, upgrades, and keeps working', async function () {
+    const c = await open({ transports: ['polling', 'websocket'] });
+    const { socket, reading } = connected[connected.length - 1]!;
+    expect(reading).to.deep.equal({ ua: 'footprint-test/1.0', ip: '127.0.0.1' });
+    await new Promise<void>((resolve) => (socket.conn.transport.name === 'websocket' ? resolve() : socket.conn.once('upgrade', () => resolve())));
+    expect(await c.socket.timeout(5000).emitWithAck('echo', { n: 1 })).to.deep.equal({ n: 1 });
+  });
+
+  it('many connections leave none of their handshakes behind', async function () {
+    const first = watched.length;
+    await Promise.all(Array.from({ length: 20 }, () => open()));
+    await collect();
+    const kept = watched.slice(first).filter((w) => w.request.deref() !== undefined || w.response.deref() !== undefined);
+    expect(watched.length - first).to.equal(20);
+    expect(kept.length).to.equal(0);
+  });
+});
