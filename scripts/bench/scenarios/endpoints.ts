@@ -8,7 +8,8 @@ import { CompletionCounter } from '../redis.js';
 /**
  * The client-facing endpoints on one web node, each paired with the bare Koa baseline answering
  * requests of the same shape (alternating rounds, baseline.ts): register-pin (every request a new
- * PIN and emoji string), check-login while pending (polling 200 PINs round robin, as apps do),
+ * PIN, without an emoji string: the server draws one, as production's EMOJI_CHOICE=server does
+ * for every registration), check-login while pending (polling 200 PINs round robin, as apps do),
  * check-login once verified (each request collects one real login: a bounded run), profile (the
  * access tokens those logins handed out) and refresh-token (each answer's new pair goes back in
  * the pool: a refresh token is only ever presented once).
@@ -36,7 +37,7 @@ export async function endpoints(ctx: BenchContext): Promise<EndpointFigures> {
     warmupSeconds: sizes.warmupSeconds,
     connections: sizes.connections,
   };
-  const register = (): RequestSpec => registerRequest(seq.take());
+  const register = (): RequestSpec => jsonPost('/register-pin', { pin: pinFor(seq.take()) });
 
   ctx.log(`endpoints: ${sizes.endpointRounds} × (baseline, service) of ${sizes.endpointSeconds} s for each endpoint`);
   const registerPin = await paired({ ...common, baselineRequest: register, serviceRequest: register });
