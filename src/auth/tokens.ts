@@ -74,10 +74,10 @@ const invalid = (): AppError => new AppError('AUTHENTICATION_FAILED', 'Invalid o
  * Access tokens already verified, by their exact text: an app polls /profile (and the other
  * protected endpoints) with the same token until it expires, and the signature check (ES256:
  * about 90 µs) was most of such a request's CPU. Bounded: at most this many, the oldest half
- * dropped at once to make room (about 0.4 KB each, so at most a few MB). Only the signature
- * and the claims' shape are remembered; time (exp, nbf) and type are checked on every use, and
- * the session is still read from Redis by whoever needs it open (sessions.ts), so a closed
- * session is refused at once.
+ * dropped at once to make room (≈ 0.4 KB of claims each and the token string as the key: about
+ * 0.8 KB for an ES256 token, at most ≈ 8 MB). Only the signature and the claims' shape are
+ * remembered; time (exp, nbf) and type are checked on every use, and the session is still read
+ * from Redis by whoever needs it open (sessions.ts), so a closed session is refused at once.
  */
 export const VERIFIED_ACCESS_TOKENS = 10_000;
 
