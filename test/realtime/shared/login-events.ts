@@ -156,6 +156,30 @@ export function loginEvents(stack: () => Stack): void {
       expect(a.of('auth-success')).to.deep.equal([]);
     });
 
+    it('a connection whose registrations all ended (one delivered, one cancelled) follows a new one to its login', async function () {
+      const a = await open(0);
+      const first = { pin: randomPin(), emoji: randomEmoji() };
+      expect(await register(a, first.pin, first.emoji)).to.include({ success: true });
+      const hook = await sendChat(stack().webs[1]!.url, `PIN: ${first.emoji}`, { phone: randomPhone() });
+      expect(hook.status, hook.text).to.equal(200);
+      await a.next<AuthSuccess>('auth-success');
+      // the connection follows nothing now; one more, cancelled, and again nothing
+      const second = randomPin();
+      expect(await register(a, second, randomEmoji())).to.include({ success: true });
+      expect(await a.socket.timeout(10000).emitWithAck('cancel-auth', { pin: second })).to.include({ success: true });
+
+      const third = { pin: randomPin(), emoji: randomEmoji() };
+      const reg = await register(a, third.pin, third.emoji);
+      expect(reg.success).to.equal(true);
+      const phone = randomPhone();
+      expect((await sendChat(stack().webs[2]!.url, `PIN: ${third.emoji}`, { phone })).status).to.equal(200);
+      const auth = await a.next<AuthSuccess>('auth-success');
+      expect(auth.user).to.include({ phone });
+      await sleep(300);
+      expect(a.of('auth-success')).to.have.length(2);
+      expect(a.of('pin-error')).to.deep.equal([]);
+    });
+
     it('answers register-pin by event alone when the client passes no acknowledgement', async function () {
       const a = await open(0);
       a.socket.emit('register-pin', { pin: randomPin(), emojiString: randomEmoji() });
