@@ -40,7 +40,8 @@ export function trimHandshakes<T>(
   httpServer.prependListener('upgrade', (_req: IncomingMessage, socket: Duplex) => {
     closeListenersBefore.set(socket, socket.listenerCount('close'));
   });
-  // Should a later engine.io add more, its stand-in at least lets the request go once connected.
+  // Any other count (another engine.io, another 'upgrade' listener adding its own): the stand-in
+  // stays, but lets its request go once connected.
   const keptResponses = new WeakMap<IncomingMessage, StandInResponse>();
   io.engine.use((req: IncomingMessage, res: ServerResponse | StandInResponse, next: () => void) => {
     if (!(res instanceof ServerResponse)) {
