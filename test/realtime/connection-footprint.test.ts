@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect } from 'chai';
@@ -106,5 +107,49 @@ describe('realtime: a connection keeps only what it reads of its handshake', fun
     const kept = watched.slice(first).filter((w) => w.request.deref() !== undefined || w.response.deref() !== undefined);
     expect(watched.length - first).to.equal(20);
     expect(kept.length).to.equal(0);
+  });
+});
+
+describe("realtime: when the stand-in's listener cannot be told apart, the upgrade request still goes", function () {
+  let http: HttpServer;
+  let io: Server;
+  const watched: Array<{ request: WeakRef<IncomingMessage>; response: WeakRef<object> }> = [];
+  const clients: TestClient[] = [];
+
+  before(async function () {
+    http = createServer();
+    io = new Server(http, { serveClient: false });
+    const take = trimHandshakes(http, io, () => true);
+    // another 'upgrade' listener after engine.io's, adding a 'close' listener of its own
+    http.on('upgrade', (_req: IncomingMessage, socket: Duplex) => socket.once('close', () => undefined));
+    io.engine.use((req: IncomingMessage, res: object, next: () => void) => {
+      watched.push({ request: new WeakRef(req), response: new WeakRef(res) });
+      next();
+    });
+    io.on('connection', (socket) => {
+      take(socket);
+      socket.on('echo', (value: unknown, ack: (v: unknown) => void) => ack(value));
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  });
+
+  after(async function () {
+    for (const c of clients) c.close();
+    io.close();
+    await new Promise((resolve) => http.close(resolve));
+  });
+
+  it('keeps the stand-in (no listener is taken off by guess) and lets the request go', async function () {
+    const c = client(`http://127.0.0.1:${(http.address() as AddressInfo).port}`);
+    clients.push(c);
+    await new Promise<void>((resolve, reject) => {
+      c.socket.once('connect', resolve);
+      c.socket.once('connect_error', reject);
+    });
+    await collect();
+    expect(watched).to.have.length(1);
+    expect(watched[0]!.response.deref(), 'stand-in response').to.not.equal(undefined);
+    expect(watched[0]!.request.deref(), 'upgrade request').to.equal(undefined);
+    expect(await c.socket.timeout(5000).emitWithAck('echo', 1)).to.equal(1);
   });
 });
