@@ -20,8 +20,8 @@ export const EMOJI_ALPHABET: readonly string[] = [
  * likely and no byte is thrown away (crypto.randomInt costs about 70 ns a call, and a
  * registration draws 32 symbols).
  */
-const SYMBOL_BITS = EMOJI_ALPHABET.length - 1;
-if ((EMOJI_ALPHABET.length & SYMBOL_BITS) !== 0 || EMOJI_ALPHABET.length > 256) {
+const SYMBOL_MASK = EMOJI_ALPHABET.length - 1;
+if ((EMOJI_ALPHABET.length & SYMBOL_MASK) !== 0 || EMOJI_ALPHABET.length > 256) {
   throw new Error('the emoji alphabet must have a power-of-two size up to 256 (uniform draws from bytes)');
 }
 
@@ -45,7 +45,7 @@ export function drawEmojiStrings(count: number, length: number): string[] {
   const out: string[] = [];
   for (let c = 0; c < count; c++) {
     let text = '';
-    for (let i = 0; i < length; i++) text += EMOJI_ALPHABET[randomByte() & SYMBOL_BITS];
+    for (let i = 0; i < length; i++) text += EMOJI_ALPHABET[randomByte() & SYMBOL_MASK];
     out.push(text);
   }
   return out;

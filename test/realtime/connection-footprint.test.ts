@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
@@ -6,7 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { expect } from 'chai';
 import { Server, type Socket } from 'socket.io';
 import { trimHandshakes } from '../../src/realtime/connection-footprint.js';
-import { client, type TestClient } from './clients.js';
+import { connected as connectedClient, type TestClient } from './clients.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -19,52 +19,55 @@ async function collect(): Promise<void> {
   }
 }
 
+type Watched = { request: WeakRef<IncomingMessage>; response: WeakRef<object> };
+type Reading = { ua: string | undefined; ip: string };
+
 /**
- * trimHandshakes on a real Socket.IO server (in this process, so the heap can be inspected):
- * what a websocket connection keeps of its handshake once connected.
+ * A real Socket.IO server in this process (so the heap can be inspected) with trimHandshakes
+ * on it, and after it a middleware that watches each handshake's request and stand-in response
+ * without keeping them alive, as an operator's middleware would run. `beside` adds to the HTTP
+ * server before it listens. Each connection answers `echo`.
  */
-describe('realtime: a connection keeps only what it reads of its handshake', function () {
-  let http: HttpServer;
-  let io: Server;
-  let url: string;
-  let take: (socket: Socket) => { ua: string | undefined; ip: string } | undefined;
-  // what the handshake left behind, watched without keeping it alive
-  const watched: Array<{ request: WeakRef<IncomingMessage>; response: WeakRef<object> }> = [];
-  const connected: Array<{ socket: Socket; reading: ReturnType<typeof take> }> = [];
+function footprintServer(beside: (http: ReturnType<typeof createServer>) => void = () => undefined) {
+  const http = createServer();
+  const io = new Server(http, { serveClient: false });
+  const take = trimHandshakes(http, io, (request, remoteAddress): Reading => ({ ua: request.headers['user-agent'], ip: remoteAddress }));
+  beside(http);
+  const watched: Watched[] = [];
+  io.engine.use((req: IncomingMessage, res: object, next: () => void) => {
+    watched.push({ request: new WeakRef(req), response: new WeakRef(res) });
+    next();
+  });
+  const connected: Array<{ socket: Socket; reading: Reading | undefined }> = [];
+  io.on('connection', (socket) => {
+    connected.push({ socket, reading: take(socket) });
+    socket.on('echo', (value: unknown, ack: (v: unknown) => void) => ack(value));
+  });
   const clients: TestClient[] = [];
-
-  before(async function () {
-    http = createServer();
-    io = new Server(http, { serveClient: false });
-    take = trimHandshakes(http, io, (request, remoteAddress) => ({ ua: request.headers['user-agent'], ip: remoteAddress }));
-    // a middleware after trimHandshakes', as an operator's would be
-    io.engine.use((req: IncomingMessage, res: object, next: () => void) => {
-      watched.push({ request: new WeakRef(req), response: new WeakRef(res) });
-      next();
-    });
-    io.on('connection', (socket) => {
-      connected.push({ socket, reading: take(socket) });
-      socket.on('echo', (value: unknown, ack: (v: unknown) => void) => ack(value));
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  });
-
-  after(async function () {
-    for (const c of clients) c.close();
-    io.close();
-    await new Promise((resolve) => http.close(resolve));
-  });
-
-  const open = async (opts: Parameters<typeof client>[1] = {}): Promise<TestClient> => {
-    const c = client(url, { extraHeaders: { 'user-agent': 'footprint-test/1.0' }, ...opts });
-    clients.push(c);
-    await new Promise<void>((resolve, reject) => {
-      c.socket.once('connect', resolve);
-      c.socket.once('connect_error', reject);
-    });
-    return c;
+  return {
+    take,
+    watched,
+    connected,
+    listen: () => new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve)),
+    async open(opts: Parameters<typeof connectedClient>[1] = {}): Promise<TestClient> {
+      const c = await connectedClient(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { extraHeaders: { 'user-agent': 'footprint-test/1.0' }, ...opts });
+      clients.push(c);
+      return c;
+    },
+    async close(): Promise<void> {
+      for (const c of clients) c.close();
+      io.close();
+      await new Promise((resolve) => http.close(resolve));
+    },
   };
+}
+
+/** trimHandshakes on a real Socket.IO server: what a websocket connection keeps of its handshake once connected. */
+describe('realtime: a connection keeps only what it reads of its handshake', function () {
+  const server = footprintServer();
+  const { take, watched, connected, open } = server;
+  before(() => server.listen());
+  after(() => server.close());
 
   it('a websocket connection lets its upgrade request and stand-in response go, and still works', async function () {
     const first = watched.length;
@@ -111,45 +114,17 @@ describe('realtime: a connection keeps only what it reads of its handshake', fun
 });
 
 describe("realtime: when the stand-in's listener cannot be told apart, the upgrade request still goes", function () {
-  let http: HttpServer;
-  let io: Server;
-  const watched: Array<{ request: WeakRef<IncomingMessage>; response: WeakRef<object> }> = [];
-  const clients: TestClient[] = [];
-
-  before(async function () {
-    http = createServer();
-    io = new Server(http, { serveClient: false });
-    const take = trimHandshakes(http, io, () => true);
-    // another 'upgrade' listener after engine.io's, adding a 'close' listener of its own
-    http.on('upgrade', (_req: IncomingMessage, socket: Duplex) => socket.once('close', () => undefined));
-    io.engine.use((req: IncomingMessage, res: object, next: () => void) => {
-      watched.push({ request: new WeakRef(req), response: new WeakRef(res) });
-      next();
-    });
-    io.on('connection', (socket) => {
-      take(socket);
-      socket.on('echo', (value: unknown, ack: (v: unknown) => void) => ack(value));
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  });
-
-  after(async function () {
-    for (const c of clients) c.close();
-    io.close();
-    await new Promise((resolve) => http.close(resolve));
-  });
+  // another 'upgrade' listener after engine.io's, adding a 'close' listener of its own
+  const server = footprintServer((http) => http.on('upgrade', (_req: IncomingMessage, socket: Duplex) => socket.once('close', () => undefined)));
+  before(() => server.listen());
+  after(() => server.close());
 
   it('keeps the stand-in (no listener is taken off by guess) and lets the request go', async function () {
-    const c = client(`http://127.0.0.1:${(http.address() as AddressInfo).port}`);
-    clients.push(c);
-    await new Promise<void>((resolve, reject) => {
-      c.socket.once('connect', resolve);
-      c.socket.once('connect_error', reject);
-    });
+    const c = await server.open();
     await collect();
-    expect(watched).to.have.length(1);
-    expect(watched[0]!.response.deref(), 'stand-in response').to.not.equal(undefined);
-    expect(watched[0]!.request.deref(), 'upgrade request').to.equal(undefined);
+    expect(server.watched).to.have.length(1);
+    expect(server.watched[0]!.response.deref(), 'stand-in response').to.not.equal(undefined);
+    expect(server.watched[0]!.request.deref(), 'upgrade request').to.equal(undefined);
     expect(await c.socket.timeout(5000).emitWithAck('echo', 1)).to.equal(1);
   });
 });
