@@ -23,16 +23,21 @@ if PLAN == nil then
     ki, ai = ki + nk, ai + na
   end
 end
-local carry, skip = {}, nil
-for _, st in ipairs(PLAN) do
-  local name, args = st[1], st[3]
+-- The carry stays in the answer it came in (after its mark) rather than being copied out.
+local out, skip = { '>' }, nil
+for s = 1, #PLAN do
+  local st = PLAN[s]
+  local name = st[1]
   if name ~= skip then
     skip = nil
-    for _, c in ipairs(carry) do args[#args + 1] = c end
-    local out = STEPS[name](st[2], args)
-    if out[1] ~= '>' and out[1] ~= '=' then return out end
-    if out[1] == '=' then skip = name end
-    carry = { unpack(out, 2) }
+    local args = st[3]
+    local n = #args
+    for i = 2, #out do args[n + i - 1] = out[i] end
+    out = STEPS[name](st[2], args)
+    local mark = out[1]
+    if mark ~= '>' and mark ~= '=' then return out end
+    if mark == '=' then skip = name end
   end
 end
-return carry
+table.remove(out, 1)
+return out

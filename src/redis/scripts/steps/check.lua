@@ -7,12 +7,10 @@
 -- budget-settle (the wrong-guess budget, on the IP group's slot) runs after it;
 -- outcome: not_found | pending | awaiting | denied | failed | expired | verified
 local rk = KEYS[1]
-local list, at = budgets_read(KEYS, ARGV, 2)
-local keep = tonumber(ARGV[at])
-
 -- the PIN's budgets are all 't'
-local limited = budgets_take(list, false)
-if limited then return { '>', limited[1], limited[2], limited[3] } end
+local wait, at = budgets_take(KEYS, 2, ARGV, false)
+if wait then return { '>', 'limited', wait, at } end
+local keep = tonumber(ARGV[at])
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
