@@ -14,6 +14,11 @@
 -- The budgets are read straight from KEYS and ARGV, never copied into tables: a check-login
 -- runs this on every poll, and in Redis's Lua a table per budget cost more than the GETs.
 
+-- The index in argv just after its budgets' description (n, then n × 4 values).
+local function budgets_end(argv)
+  return 2 + tonumber(argv[1]) * 4
+end
+
 -- Milliseconds until the budget has a point again; 0 when it has one now.
 local function budget_wait(key, points, window)
   local used = tonumber(redis.call('GET', key) or '0')
@@ -47,5 +52,5 @@ local function budgets_take(keys, first, argv, reserve)
     local at = 2 + (i - 1) * 4
     if reserve or argv[at + 2] == 't' then budget_spend(keys[first + i - 1], argv[at + 1]) end
   end
-  return nil, 2 + n * 4
+  return nil, budgets_end(argv)
 end
