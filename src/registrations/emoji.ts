@@ -10,7 +10,8 @@ const RGI_EMOJI = /^\p{RGI_Emoji}$/v;
 const PICTOGRAPHIC = /^\p{Extended_Pictographic}$/u;
 const VS16 = /\uFE0F/g;
 const WHITESPACE = /\s+/gu;
-const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+/** Made on first use: building one maps ≈ 1 MB of ICU data, and most strings never need it. */
+let segmenter: Intl.Segmenter | undefined;
 
 export function normaliseEmoji(text: string): string {
   return text.normalize('NFC').replace(VS16, '').replace(WHITESPACE, '');
@@ -75,6 +76,7 @@ export function emojiClusters(text: string): string[] | null {
   const fast = singleCodePointClusters(compact);
   if (fast !== undefined) return fast;
   const out: string[] = [];
+  segmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' });
   for (const { segment } of segmenter.segment(compact)) {
     if (!isEmojiGrapheme(segment)) return null;
     out.push(segment);

@@ -62,4 +62,12 @@ describe('core unit: chat intents, reply texts, origins', function () {
     expect(() => loadConfig({ CHAT_TIME_ZONE: 'Mars/Olympus' })).to.throw(ConfigError, /CHAT_TIME_ZONE/);
     expect(() => loadConfig({ LOGIN_CONFIRMATION: 'on', CHAT_REPLIES: 'off' })).to.throw(ConfigError, /LOGIN_CONFIRMATION/);
   });
+
+  it('accepts every zone a DateTimeFormat takes: UTC, canonical names and aliases', function () {
+    // the canonical list is checked first, the aliases (not in it) through a DateTimeFormat
+    for (const zone of ['UTC', 'Etc/UTC', 'GMT', 'Europe/Lisbon', 'America/Sao_Paulo', 'Asia/Kolkata', 'US/Eastern']) {
+      expect(loadConfig({ CHAT_TIME_ZONE: zone }).replies.timeZone, zone).to.equal(zone);
+    }
+    expect(() => loadConfig({ CHAT_TIME_ZONE: 'Europe/Atlantis' })).to.throw(ConfigError, /CHAT_TIME_ZONE/);
+  });
 });
