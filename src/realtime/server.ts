@@ -4,7 +4,7 @@ import { Server } from 'socket.io';
 import { connect, type RedisClient } from '../redis/connection.js';
 import type { Services } from '../services.js';
 import { originOf } from '../auth/origin.js';
-import { trimHandshakes } from './connection-footprint.js';
+import { compactConnection, trimHandshakes } from './connection-footprint.js';
 import { deliverAwaiting, deliverEnded, deliverExpiry, deliverLogin, isLoginResult } from './delivery.js';
 import { INTERNAL_EVENTS } from './events.js';
 import { createHandlers } from './handlers.js';
@@ -82,6 +82,7 @@ export function attachRealtime(httpServer: HttpServer, services: Services): Real
     const client = handshakeOf(socket);
     initSocketData(socket, client?.ip ?? socket.handshake.address, client?.origin);
     bindHandlers(socket);
+    compactConnection(socket);
   });
 
   return {

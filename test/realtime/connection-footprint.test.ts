@@ -5,11 +5,14 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect } from 'chai';
 import { Server, type Socket } from 'socket.io';
-import { trimHandshakes } from '../../src/realtime/connection-footprint.js';
+import { compactConnection, trimHandshakes } from '../../src/realtime/connection-footprint.js';
 import { connected as connectedClient, type TestClient } from './clients.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
+setFlagsFromString('--allow-natives-syntax');
+/** V8's own answer: is the object held with a fast (hidden-class) layout rather than as a hash table? */
+const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
 
 /** Collects twice a macrotask apart: WeakRef targets stay alive until the current job ends. */
 async function collect(): Promise<void> {
@@ -42,6 +45,7 @@ function footprintServer(beside: (http: ReturnType<typeof createServer>) => void
   io.on('connection', (socket) => {
     connected.push({ socket, reading: take(socket) });
     socket.on('echo', (value: unknown, ack: (v: unknown) => void) => ack(value));
+    compactConnection(socket);
   });
   const clients: TestClient[] = [];
   return {
@@ -101,6 +105,43 @@ describe('realtime: a connection keeps only what it reads of its handshake', fun
     expect(reading).to.deep.equal({ ua: 'footprint-test/1.0', ip: '127.0.0.1' });
     await new Promise<void>((resolve) => (socket.conn.transport.name === 'websocket' ? resolve() : socket.conn.once('upgrade', () => resolve())));
     expect(await c.socket.timeout(5000).emitWithAck('echo', { n: 1 })).to.deep.equal({ n: 1 });
+  });
+
+  it("a connection's listener tables are fast objects holding the same listeners, and events still flow", async function () {
+    const c = await open();
+    const { socket } = connected[connected.length - 1]!;
+    type Emitter = { _events: object; eventNames(): Array<string | symbol>; listenerCount(event: string): number };
+    const conn = socket.conn as unknown as Emitter & { transport: Emitter & { socket: Emitter } };
+    const tables: Array<[string, Emitter, string[]]> = [
+      ['Socket.IO socket', socket as unknown as Emitter, ['echo']],
+      ["engine.io's socket", conn, ['data', 'close']],
+      ['websocket transport', conn.transport, ['packet', 'close']],
+      ['ws socket', conn.transport.socket, ['message', 'close']],
+    ];
+    for (const [name, emitter, events] of tables) {
+      expect(hasFastProperties(emitter._events), name).to.equal(true);
+      expect(emitter.eventNames(), name).to.include.members(events);
+      // nothing inherited answers as a listener
+      expect(emitter.listenerCount('toString'), name).to.equal(0);
+    }
+    expect(await c.socket.timeout(5000).emitWithAck('echo', 'fast')).to.equal('fast');
+    // an event nobody listens for, named like an Object method, is ignored, not called
+    c.socket.emit('toString', 1);
+    expect(await c.socket.timeout(5000).emitWithAck('echo', 'after')).to.equal('after');
+    const gone = new Promise<string>((resolve) => socket.once('disconnect', resolve));
+    c.close();
+    expect(await gone).to.equal('client namespace disconnect');
+  });
+
+  it("a polling connection's new transport gets fast tables once it upgrades", async function () {
+    const c = await open({ transports: ['polling', 'websocket'] });
+    const { socket } = connected[connected.length - 1]!;
+    await new Promise<void>((resolve) => (socket.conn.transport.name === 'websocket' ? resolve() : socket.conn.once('upgrade', () => setImmediate(resolve))));
+    const transport = socket.conn.transport as unknown as { _events: object; socket: { _events: object } };
+    expect(socket.conn.transport.name).to.equal('websocket');
+    expect(hasFastProperties(transport._events), 'websocket transport').to.equal(true);
+    expect(hasFastProperties(transport.socket._events), 'ws socket').to.equal(true);
+    expect(await c.socket.timeout(5000).emitWithAck('echo', 'upgraded')).to.equal('upgraded');
   });
 
   it('many connections leave none of their handshakes behind', async function () {
