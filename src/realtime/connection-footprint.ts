@@ -91,7 +91,7 @@ const NO_LISTENERS: object = Object.create(null);
  */
 function compactListeners(emitter: unknown): void {
   const table = (emitter as ListenerTable | null | undefined)?._events;
-  if (typeof table !== 'object' || table === null || Object.getPrototypeOf(table) === NO_LISTENERS) return;
+  if (typeof table !== 'object' || table === null) return;
   const fast = Object.create(NO_LISTENERS) as Record<string | symbol, unknown>;
   for (const key of Reflect.ownKeys(table)) fast[key] = table[key];
   (emitter as ListenerTable)._events = fast;
@@ -115,8 +115,9 @@ export function compactConnection(socket: Socket): void {
   compactListeners(conn.transport);
   compactListeners(conn.transport.socket);
   if (socket.conn.transport.name !== 'websocket') {
+    // engine.io's socket keeps its fast table: V8 undoes the addition of the one-time
+    // listener's key when it is deleted, as it was the last key added
     conn.once('upgrade', (transport) => {
-      compactListeners(conn);
       compactListeners(transport);
       compactListeners(transport.socket);
     });

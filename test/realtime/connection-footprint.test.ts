@@ -125,8 +125,8 @@ describe('realtime: a connection keeps only what it reads of its handshake', fun
       expect(emitter.listenerCount('toString'), name).to.equal(0);
     }
     expect(await c.socket.timeout(5000).emitWithAck('echo', 'fast')).to.equal('fast');
-    // an event nobody listens for, named like an Object method, is ignored, not called
-    c.socket.emit('toString', 1);
+    // events nobody listens for, named like Object's members, are ignored, not called
+    for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) c.socket.emit(name, 1);
     expect(await c.socket.timeout(5000).emitWithAck('echo', 'after')).to.equal('after');
     const gone = new Promise<string>((resolve) => socket.once('disconnect', resolve));
     c.close();
@@ -139,6 +139,8 @@ describe('realtime: a connection keeps only what it reads of its handshake', fun
     await new Promise<void>((resolve) => (socket.conn.transport.name === 'websocket' ? resolve() : socket.conn.once('upgrade', () => setImmediate(resolve))));
     const transport = socket.conn.transport as unknown as { _events: object; socket: { _events: object } };
     expect(socket.conn.transport.name).to.equal('websocket');
+    // the upgrade's own one-time listener came off engine.io's socket: its table is made again
+    expect(hasFastProperties((socket.conn as unknown as { _events: object })._events), "engine.io's socket").to.equal(true);
     expect(hasFastProperties(transport._events), 'websocket transport').to.equal(true);
     expect(hasFastProperties(transport.socket._events), 'ws socket').to.equal(true);
     expect(await c.socket.timeout(5000).emitWithAck('echo', 'upgraded')).to.equal('upgraded');
