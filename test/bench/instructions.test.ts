@@ -13,7 +13,11 @@ import { REDIS_URL } from '../helpers/redis.js';
 describe('instructions per request (callgrind, a few requests)', function () {
   this.timeout(600_000);
 
-  it('counts register-pin (both emoji choices), check-login, profile, refresh-token and the webhook, every counted request answered', async () => {
+  it('counts register-pin (both emoji choices), check-login, profile, refresh-token and the webhook, every counted request answered', async function () {
+    // The quick-start check (test/ops) runs the README's `npm test` again inside this suite.
+    // This run counts already; a second valgrind run beside the whole outer suite took 3–5
+    // minutes of the two cores and once failed there with its output out of sight.
+    if (process.env.PIN_AUTH_NESTED_SUITE === '1') this.skip();
     const missing = ensureDebianPackages(['/usr/bin/valgrind', '/usr/bin/callgrind_control'], ['valgrind']);
     expect(missing, missing).to.equal(undefined);
     const child = spawn(process.execPath, ['dist/scripts/bench/instructions.js', '150'], {
