@@ -50,13 +50,16 @@ export function describeDevice(userAgent: string | undefined): string {
   return (browser ?? platform ?? UNKNOWN_DEVICE).slice(0, MAX_DEVICE);
 }
 
+const IPV4_MAPPED = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
+
 /** The address with its host part hidden: 203.0.113.x; 2001:db8:85a3::/48; else "unknown network". */
 export function maskIp(ip: string | undefined): string {
   let addr = (ip ?? '').trim();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(addr);
+  // called on every registration: the mapped form is tried only when it can match (':' first)
+  const mapped = addr.charCodeAt(0) === 58 ? IPV4_MAPPED.exec(addr) : null;
   if (mapped) addr = mapped[1]!;
   const family = isIP(addr);
-  if (family === 4) return addr.split('.').slice(0, 3).join('.') + '.x';
+  if (family === 4) return addr.slice(0, addr.lastIndexOf('.')) + '.x';
   if (family === 6) return expandIpv6(addr).slice(0, 3).map((g) => g.replace(/^0+(?=.)/, '')).join(':') + '::/48';
   return 'unknown network';
 }

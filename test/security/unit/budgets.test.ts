@@ -35,6 +35,24 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
     expect(pinBits('Tl0PgBG7ah1HeCAaLo_lyQ')).to.be.above(120);
   });
 
+  it('PIN strength is the documented formula: class pool × length capped at twice the distinct characters', function () {
+    // the formula written plainly, against the one-pass version the register path runs
+    const plain = (pin: string): number => {
+      const pool = (/[0-9]/.test(pin) ? 10 : 0) + (/[a-z]/.test(pin) ? 26 : 0) + (/[A-Z]/.test(pin) ? 26 : 0) + (/[^0-9a-zA-Z]/.test(pin) ? 32 : 0);
+      return pool === 0 ? 0 : Math.min(pin.length, 2 * new Set(pin).size) * Math.log2(pool);
+    };
+    const printable = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
+    const samples = ['', '0000', 'aA0!', 'zzzzZZZZ9999~~~~', printable, printable.repeat(2).slice(0, 128)];
+    for (let i = 0; i < 2000; i++) {
+      // random PINs from narrow and wide alphabets, so repeats and every class mix occur
+      const from = Math.floor(Math.random() * 90);
+      const alphabet = printable.slice(from, from + 1 + Math.floor(Math.random() * 94));
+      const length = 4 + Math.floor(Math.random() * 60);
+      samples.push(Array.from({ length }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join(''));
+    }
+    for (const pin of samples) expect(pinBits(pin), pin).to.equal(plain(pin));
+  });
+
   it('the alphabet: 64 distinct single emoji, each a valid, already normal emoji string', function () {
     expect(EMOJI_ALPHABET).to.have.length(64);
     expect(new Set(EMOJI_ALPHABET).size).to.equal(64);
