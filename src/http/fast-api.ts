@@ -20,6 +20,9 @@ export interface FastApiOptions {
   onDone?: OnLeanDone;
 }
 
+/** an info line when info lines are off: nothing made, nothing written */
+const skip = (): void => undefined;
+
 interface LeanRoute {
   method: 'GET' | 'POST';
   handler: ApiHandler;
@@ -62,8 +65,6 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
  * that is not plainly JSON (another type, a Content-Encoding) and, with CORS on, a request with
  * an Origin go on to `next` (Koa), which answers them as before.
  */
-const skip = (): void => undefined;
-
 export async function fastApi(options: FastApiOptions, next: RequestListener): Promise<RequestListener> {
   const { api, log, bodyLimit, trustProxy, cors, onDone } = options;
   const { answer, fail } = await leanResponder(log, onDone);
