@@ -34,8 +34,13 @@ export interface Paired {
   service: Side;
   /** median over rounds of service req/s ÷ baseline req/s */
   ratio: number;
+  /** the lowest and highest of the rounds' req/s ratios: how far one round strays from the median */
+  ratioRange: [number, number];
   /** median over rounds of service p99 ÷ baseline p99 */
   p99Ratio: number;
+  /** service CPU ÷ baseline CPU per answered request: steadier than req/s on a shared machine
+   * (null when the baseline's rounds were too short for a clock tick of CPU) */
+  cpuRatio: number | null;
   /** the service's warm-up blast (its requests count too, e.g. as accepted webhooks) */
   serviceWarmup: BlastResult | null;
 }
@@ -73,11 +78,16 @@ export async function paired(run: PairedRun): Promise<Paired> {
     base.push(await metered(run.baseline.pid, baseCpu, () => blast(run.baseline.url, run.baselineRequest, load)));
     svc.push(await metered(run.service.pid, svcCpu, () => blast(run.service.url, run.serviceRequest, serviceLoad)));
   }
+  const ratios = svc.map((s, i) => s.rps / base[i]!.rps);
+  const baseline = side(base, baseCpu.ms);
+  const service = side(svc, svcCpu.ms);
   return {
-    baseline: side(base, baseCpu.ms),
-    service: side(svc, svcCpu.ms),
-    ratio: round(median(svc.map((s, i) => s.rps / base[i]!.rps)), 2),
+    baseline,
+    service,
+    ratio: round(median(ratios), 2),
+    ratioRange: [round(Math.min(...ratios), 2), round(Math.max(...ratios), 2)],
     p99Ratio: round(median(svc.map((s, i) => s.latency.p99 / base[i]!.latency.p99)), 2),
+    cpuRatio: baseline.cpuPerRequest > 0 ? round(service.cpuPerRequest / baseline.cpuPerRequest, 2) : null,
     serviceWarmup,
   };
 }

@@ -54,7 +54,7 @@ function target(value: number | null, op: '≥' | '≤' | '<' | '=', limit: numb
   return { target: `${op} ${limit.toLocaleString('en')}`, pass };
 }
 
-type Compared = Pick<Paired, 'baseline' | 'service' | 'ratio' | 'p99Ratio'>;
+type Compared = Pick<Paired, 'baseline' | 'service' | 'ratio' | 'ratioRange' | 'p99Ratio' | 'cpuRatio'>;
 
 /** The endpoints in the order of the table: name, figures. */
 export function endpointList(f: Figures): Array<[string, Compared]> {
@@ -80,7 +80,7 @@ export function rows(f: Figures): Row[] {
     const s = 'webhook ingestion';
     add(s, 'bare Koa baseline (median of rounds)', i.baseline.rps, `req/s, p50 ${i.baseline.p50} ms, p99 ${i.baseline.p99} ms`);
     add(s, 'service, one web node, workers stopped', i.service.rps, `req/s, p50 ${i.service.p50} ms, p99 ${i.service.p99} ms`);
-    add(s, 'service / baseline (median of rounds)', i.ratio, '', target(i.ratio, '≥', TARGETS.webhookRatio));
+    add(s, 'service / baseline (median of rounds)', i.ratio, `(rounds ${range(i.ratioRange)})`, target(i.ratio, '≥', TARGETS.webhookRatio));
     add(s, 'CPU per request: baseline / web node', i.cpuPerRequest.baseline, `ms / ${i.cpuPerRequest.web} ms`);
     add(s, 'webhooks accepted (2xx)', i.accepted, `(${i.refused} refused)`);
     add(s, 'backlog drained by one worker', i.drain.jobsPerSecond, `jobs/s (${i.drain.jobs} jobs in ${i.drain.seconds} s, ${i.cpuPerRequest.workerPerJob} ms CPU each)`);
@@ -119,7 +119,7 @@ export function rows(f: Figures): Row[] {
   for (const [name, p] of endpointList(f)) {
     if (name === 'webhook ingestion') continue;
     const s = 'endpoints (one web node)';
-    add(s, `${name} / baseline`, p.ratio, `(${p.service.rps.toLocaleString('en')} / ${p.baseline.rps.toLocaleString('en')} req/s${p.service.failed ? `, ${p.service.failed} failed` : ''})`, target(p.ratio, '≥', TARGETS.endpointRatio));
+    add(s, `${name} / baseline`, p.ratio, `(${p.service.rps.toLocaleString('en')} / ${p.baseline.rps.toLocaleString('en')} req/s, rounds ${range(p.ratioRange)}${p.service.failed ? `, ${p.service.failed} failed` : ''})`, target(p.ratio, '≥', TARGETS.endpointRatio));
     add(s, `${name} p99 / baseline p99`, p.p99Ratio, `(${p.service.p99} / ${p.baseline.p99} ms)`, target(p.p99Ratio, '≤', TARGETS.endpointP99Ratio));
   }
   if (f.memory) {
@@ -151,6 +151,8 @@ export function textTable(head: string[], cells: string[][]): string {
 }
 
 const n = (v: number | null | undefined): string => (v === null || v === undefined || Number.isNaN(v) ? '—' : v.toLocaleString('en'));
+/** the rounds' lowest and highest ratio */
+const range = ([lo, hi]: [number, number]): string => (lo === hi ? n(lo) : `${n(lo)}–${n(hi)}`);
 
 export function table(all: Row[]): string {
   return textTable(
@@ -173,18 +175,21 @@ export function curveTables(f: Figures): string[] {
     out.push(
       'Throughput per endpoint, one web node, beside bare Koa (medians of the rounds)\n' +
         textTable(
-          ['endpoint', 'req/s', 'bare Koa', 'ratio', 'target', 'p99 ms', 'bare Koa p99', 'p99 ratio', 'target', 'CPU ms/req'],
+          ['endpoint', 'req/s', 'bare Koa', 'ratio', 'rounds', 'target', 'p99 ms', 'bare Koa p99', 'p99 ratio', 'target', 'CPU ms/req', 'bare Koa', 'CPU ratio'],
           eps.map(([name, p]) => [
             name,
             n(p.service.rps),
             n(p.baseline.rps),
             n(p.ratio),
+            range(p.ratioRange),
             `≥ ${name === 'webhook ingestion' ? TARGETS.webhookRatio : TARGETS.endpointRatio}`,
             n(p.service.p99),
             n(p.baseline.p99),
             n(p.p99Ratio),
             name === 'webhook ingestion' ? '' : `≤ ${TARGETS.endpointP99Ratio}`,
             n(p.service.cpuPerRequest),
+            n(p.baseline.cpuPerRequest),
+            n(p.cpuRatio),
           ]),
         ),
     );

@@ -23,7 +23,7 @@ interface Report {
       workers: Array<{ workers: number; loggedIn: number; logins: number; redisCommandsPerLogin: number; perSecond: number; runs: number[] }>;
     };
     cost: Array<{ mode: string; loggedIn: number; logins: number; messagesPerLogin: number; redisCommandsPerLogin: number }>;
-    endpoints: Record<string, { service: { ok: number; failed: number }; baseline: { ok: number }; ratio: number; p99Ratio: number }>;
+    endpoints: Record<string, { service: { ok: number; failed: number; cpuPerRequest: number }; baseline: { ok: number; cpuPerRequest: number }; ratio: number; ratioRange: [number, number]; p99Ratio: number; cpuRatio: number | null }>;
     memory: {
       registrations: Array<{ registrations: number; prefixBytesPerRegistration: number }>;
       sessions: { logins: number; bytesPerSession: number };
@@ -101,6 +101,11 @@ describe('benchmark report (smoke sizes)', function () {
       expect(e.service.failed, name).to.equal(0);
       expect(e.baseline.ok, name).to.be.greaterThan(0);
       expect(e.ratio, name).to.be.a('number');
+      // the median of the rounds lies within their range, and the CPU ratio is the two sides' quotient
+      expect(e.ratio, name).to.be.within(e.ratioRange[0], e.ratioRange[1]);
+      // (null when the smoke run's baseline used less than a clock tick of CPU)
+      if (e.baseline.cpuPerRequest > 0) expect(e.cpuRatio, name).to.be.closeTo(e.service.cpuPerRequest / e.baseline.cpuPerRequest, 0.01);
+      else expect(e.cpuRatio, name).to.equal(null);
       expect(e.p99Ratio, name).to.be.a('number');
     }
     for (const figure of ['register-pin / baseline', 'refresh-token p99 / baseline p99', 'service / baseline (median of rounds)']) {

@@ -16,7 +16,10 @@ export interface IngestionFigures {
   service: Side;
   /** median over rounds of service ÷ baseline req/s, and of their p99s */
   ratio: number;
+  ratioRange: [number, number];
   p99Ratio: number;
+  /** the web node's CPU per request ÷ bare Koa's */
+  cpuRatio: number | null;
   /** CPU ms each process spent per request or job: comparable even when the machine is busy */
   cpuPerRequest: { baseline: number; web: number; workerPerJob: number };
   accepted: number;
@@ -72,7 +75,9 @@ export async function ingestion(ctx: BenchContext): Promise<IngestionFigures> {
     baseline: run.baseline,
     service: run.service,
     ratio: run.ratio,
+    ratioRange: run.ratioRange,
     p99Ratio: run.p99Ratio,
+    cpuRatio: run.cpuRatio,
     cpuPerRequest: {
       baseline: run.baseline.cpuPerRequest,
       web: run.service.cpuPerRequest,
