@@ -45,6 +45,9 @@ export interface Paired {
   serviceWarmup: BlastResult | null;
 }
 
+/** What a figure compared with the baseline reports (the paired run without its warm-up). */
+export type Compared = Pick<Paired, 'baseline' | 'service' | 'ratio' | 'ratioRange' | 'p99Ratio' | 'cpuRatio'>;
+
 export interface PairedRun {
   baseline: Child;
   service: Child;

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Paired } from './baseline.js';
+import type { Compared } from './baseline.js';
 import type { EndpointFigures } from './scenarios/endpoints.js';
 import type { IngestionFigures } from './scenarios/ingestion.js';
 import type { LoginFigures } from './scenarios/login.js';
@@ -53,8 +53,6 @@ function target(value: number | null, op: '≥' | '≤' | '<' | '=', limit: numb
     value === null ? false : op === '≥' ? value >= limit : op === '≤' ? value <= limit : op === '<' ? value < limit : value === limit;
   return { target: `${op} ${limit.toLocaleString('en')}`, pass };
 }
-
-type Compared = Pick<Paired, 'baseline' | 'service' | 'ratio' | 'ratioRange' | 'p99Ratio' | 'cpuRatio'>;
 
 /** The endpoints in the order of the table: name, figures. */
 export function endpointList(f: Figures): Array<[string, Compared]> {

@@ -1,4 +1,4 @@
-import { paired, type Side } from '../baseline.js';
+import { paired, type Compared } from '../baseline.js';
 import { webhookRequest, type BenchContext } from '../context.js';
 import type { RequestSpec } from '../load.js';
 import { cpuMs } from '../processes.js';
@@ -11,15 +11,7 @@ import { keys } from '../../../src/redis/keys.js';
  * so the burst waits in Redis; then one worker drains the backlog, and every accepted webhook
  * must have become exactly one completed job.
  */
-export interface IngestionFigures {
-  baseline: Side;
-  service: Side;
-  /** median over rounds of service ÷ baseline req/s, and of their p99s */
-  ratio: number;
-  ratioRange: [number, number];
-  p99Ratio: number;
-  /** the web node's CPU per request ÷ bare Koa's */
-  cpuRatio: number | null;
+export interface IngestionFigures extends Compared {
   /** CPU ms each process spent per request or job: comparable even when the machine is busy */
   cpuPerRequest: { baseline: number; web: number; workerPerJob: number };
   accepted: number;
