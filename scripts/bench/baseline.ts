@@ -8,10 +8,10 @@ import { median, round } from './stats.js';
  * length, load and request shape, so whatever else the machine does hits both alike; the ratio
  * is the median of the rounds' ratios (one disturbed round does not move it).
  */
-export async function startBaseline(): Promise<Child> {
+export async function startBaseline(opts: { nodeArgs?: string[]; wrap?: readonly string[]; readyTimeoutMs?: number } = {}): Promise<Child> {
   const port = await freePort();
-  const baseline = spawnNode('baseline', 'dist/scripts/bench/baseline-server.js', { NODE_ENV: 'production', PORT: String(port) }, [], port);
-  await waitUntil(baseline, () => answers(baseline.url));
+  const baseline = spawnNode('baseline', 'dist/scripts/bench/baseline-server.js', { NODE_ENV: 'production', PORT: String(port) }, opts.nodeArgs ?? [], port, opts.wrap);
+  await waitUntil(baseline, () => answers(baseline.url), opts.readyTimeoutMs);
   return baseline;
 }
 
