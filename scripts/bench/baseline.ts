@@ -11,7 +11,13 @@ import { median, round } from './stats.js';
 export async function startBaseline(opts: { nodeArgs?: string[]; wrap?: readonly string[]; readyTimeoutMs?: number } = {}): Promise<Child> {
   const port = await freePort();
   const baseline = spawnNode('baseline', 'dist/scripts/bench/baseline-server.js', { NODE_ENV: 'production', PORT: String(port) }, opts.nodeArgs ?? [], port, opts.wrap);
-  await waitUntil(baseline, () => answers(baseline.url), opts.readyTimeoutMs);
+  try {
+    await waitUntil(baseline, () => answers(baseline.url), opts.readyTimeoutMs);
+  } catch (err) {
+    // not left running when it never answered (waitUntil gives up on a live process too)
+    await stopChild(baseline);
+    throw err;
+  }
   return baseline;
 }
 

@@ -141,18 +141,29 @@ const endpoints: Endpoint[] = [
   { name: 'webhook', request: () => webhookRequest(ctx, ctx.seq.take()) },
 ];
 
-/** Where callgrind writes a node's dump (the `.1` file is the one switched on and dumped by hand). */
-const dumpFile = (port: number): string => path.join(os.tmpdir(), `pin-auth-callgrind-${process.pid}-${port}`);
+/** A node's dump file, one per counted node (the `.1` file is the one switched on and dumped by hand). */
+let dumps = 0;
+const dumpFile = (): string => path.join(os.tmpdir(), `pin-auth-callgrind-${process.pid}-${++dumps}`);
 const callgrind = (out: string): string[] => ['valgrind', '--tool=callgrind', '--smc-check=all', '--instr-atstart=no', `--callgrind-out-file=${out}`];
+
+interface Counting {
+  label: string;
+  /** run on the started node before its warm-up (waiting until it answers, preparing data) */
+  before?(): Promise<void>;
+  request(): RequestSpec;
+  onAnswer?(answer: Answer): void;
+}
 
 /**
  * Warms a node under callgrind up, then counts `requests` more: instructions per request and
- * the compiler's and collector's parts. Every counted request must succeed.
+ * the compiler's and collector's parts. Every counted request must succeed. The node is stopped
+ * and its dump removed whatever happens.
  */
-async function count(child: Child, out: string, label: string, request: () => RequestSpec, onAnswer?: (a: Answer) => void): Promise<Counted> {
+async function count(child: Child, out: string, { label, before, request, onAnswer }: Counting): Promise<Counted> {
   const make = (): { url: string; spec: RequestSpec } => ({ url: child.url, spec: request() });
-  log(`${label}: ${warmup} requests of warm-up, then ${requests} counted`);
   try {
+    await before?.();
+    log(`${label}: ${warmup} requests of warm-up, then ${requests} counted`);
     await runAll(warmup, 16, make, onAnswer);
     execFileSync('callgrind_control', ['--instr=on', String(child.pid)], { stdio: 'ignore' });
     const answered = await runAll(requests, 16, make, onAnswer);
@@ -173,28 +184,30 @@ async function count(child: Child, out: string, label: string, request: () => Re
 
 const thousands = (n: number): string => Math.round(n).toLocaleString('en-US');
 const share = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(1)} %`;
+/** what a count is read as: everything but V8's compiler */
+const work = (c: Counted): number => c.total - c.compiler;
 
 const rows: string[][] = [];
 try {
   const web = procfileScript('web');
   for (const endpoint of endpoints.filter((e) => e.name.includes(only))) {
     const port = await freePort();
-    const out = dumpFile(port);
+    const out = dumpFile();
     const env = { ...stack.serviceEnv('web-callgrind', port), ...endpoint.env };
     const child = spawnNode('web-callgrind', web.script, env, [...web.nodeArgs, '--single-threaded'], port, callgrind(out));
-    try {
-      await waitUntil(child, () => answers(`${child.url}/health`), 180_000);
-      await endpoint.prepare?.(child.url);
-    } catch (err) {
-      await stopChild(child);
-      throw err;
-    }
-    const service = await count(child, out, endpoint.name, endpoint.request, endpoint.onAnswer);
+    const service = await count(child, out, {
+      label: endpoint.name,
+      before: async () => {
+        await waitUntil(child, () => answers(`${child.url}/health`), 180_000);
+        await endpoint.prepare?.(child.url);
+      },
+      request: endpoint.request,
+      onAnswer: endpoint.onAnswer,
+    });
     // bare Koa as the benchmark starts it (no flags), same requests, same warm-up
-    const baseOut = dumpFile(await freePort());
+    const baseOut = dumpFile();
     const baseline = await startBaseline({ nodeArgs: ['--single-threaded'], wrap: callgrind(baseOut), readyTimeoutMs: 180_000 });
-    const base = await count(baseline, baseOut, `${endpoint.name}, bare Koa`, endpoint.baselineRequest ?? endpoint.request);
-    const work = (c: Counted): number => c.total - c.compiler;
+    const base = await count(baseline, baseOut, { label: `${endpoint.name}, bare Koa`, request: endpoint.baselineRequest ?? endpoint.request });
     rows.push([
       endpoint.name,
       thousands(work(service)),
