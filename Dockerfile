@@ -2,6 +2,8 @@
 FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# the dependency patches (patches/README.md) are applied by npm ci's postinstall
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
