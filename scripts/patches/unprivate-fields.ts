@@ -53,8 +53,12 @@ export function unprivate(src: string): string {
     const { args, end } = callArguments(src, m.index + m[0].length - 1);
     out += src.slice(at, m.index);
     const [receiver, member] = args;
+    const kind = m[1] === 'Get' ? args[2] : args[3];
     if (receiver !== 'this' || member === undefined) {
       out += src.slice(m.index, end);
+    } else if (kind !== '"f"' && kind !== '"m"') {
+      // accessors ("a") and static members would need another rewrite: refuse rather than guess
+      throw new Error(`private member kind ${kind} of ${member} is not rewritten`);
     } else if (m[1] === 'Get') {
       // (this, _X_instances, "m", fn) → fn; (this, field, "f") → this.field
       out += args[2] === '"m"' ? args[3]! : `this.${member}`;

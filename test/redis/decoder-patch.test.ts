@@ -80,6 +80,10 @@ describe('ioredis decoder patch', function () {
     );
   });
 
+  it('refuses a kind of private member it does not rewrite (an accessor) instead of miscompiling it', function () {
+    expect(() => unprivate('x = __classPrivateFieldGet(this, _C_instances, "a", _C_get_y);')).to.throw(/kind "a"/);
+  });
+
   it('decodes every RESP2 and RESP3 type whole, split at every byte, and byte by byte', function () {
     for (const [text, expected] of CASES) {
       const bytes = Buffer.from(text);
