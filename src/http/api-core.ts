@@ -89,7 +89,7 @@ export function apiHandlers(services: Services): Record<ApiRoute, ApiHandler> {
     async refreshToken(call) {
       const token = bearer(call);
       if (!token) throw new AppError('AUTHENTICATION_FAILED', 'Missing bearer token');
-      const claims = tokens.verify(token, 'access', { allowExpired: true });
+      const claims = tokens.verify(token, 'access', { allowExpired: true, replacing: true });
       call.claims = claims;
       const body = validate.refresh(await call.body());
       const pair =
