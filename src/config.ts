@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { CATALOGUE, LANGUAGES, type ChatTexts, type Language } from './chat/catalogue.js';
 import { parseKeySet, type KeyMaterial, type SigningAlg } from './auth/key-material.js';
+import { VERIFIED_ACCESS_TOKENS } from './auth/tokens.js';
 
 /**
  * The one typed, validated view of the environment. Every variable the service reads is
@@ -94,6 +95,8 @@ export interface Config {
   pinHashPreviousKey: string | undefined;
   accessTokenTtl: number;
   refreshTokenTtl: number;
+  /** access tokens a web node remembers as verified (least recently used out); 0: none */
+  verifiedTokenCache: number;
   pinTtlSeconds: number;
   registration: RegistrationPolicy;
   /** how long a verified result stays collectable after the login, at least */
@@ -577,6 +580,7 @@ export function loadConfig(env: Env = process.env): Config {
     jwtIssuer: str(env, 'JWT_ISSUER') ?? 'pin-auth',
     accessTokenTtl: int(env, 'ACCESS_TOKEN_TTL', 900, 1, 86400 * 7),
     refreshTokenTtl: int(env, 'REFRESH_TOKEN_TTL', 2592000, 1, 86400 * 365),
+    verifiedTokenCache: int(env, 'VERIFIED_TOKEN_CACHE', VERIFIED_ACCESS_TOKENS, 0, 1_000_000),
     pinTtlSeconds,
     registration: {
       emojiChoice,

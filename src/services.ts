@@ -55,7 +55,12 @@ export function createServices(config: Config, log: Logger, role: string): Servi
   const queues = createQueues(redis, keys.queuePrefix, config.outboundAttempts, config.inboundPartitions);
   // Without a listener BullMQ prints connection errors as raw stack traces on stderr.
   for (const q of queues.all()) q.on('error', (err) => log.warn('queue connection error', { queue: q.name, error: err.message }));
-  const tokens = new TokenService({ issuer: config.jwtIssuer, accessTtl: config.accessTokenTtl, refreshTtl: config.refreshTokenTtl });
+  const tokens = new TokenService({
+    issuer: config.jwtIssuer,
+    accessTtl: config.accessTokenTtl,
+    refreshTtl: config.refreshTokenTtl,
+    verifiedCache: config.verifiedTokenCache,
+  });
   const pinHasher = new PinHasher(config.pinHashKey, config.pinHashPreviousKey);
   const limits = new Limits(redis, keys, config.rateLimits);
   const probes = new Probes(log);

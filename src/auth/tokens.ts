@@ -37,6 +37,8 @@ export interface TokenSettings {
   issuer: string;
   accessTtl: number;
   refreshTtl: number;
+  /** access tokens remembered as verified (VERIFIED_TOKEN_CACHE); 0: none; default VERIFIED_ACCESS_TOKENS */
+  verifiedCache?: number;
 }
 
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
@@ -74,9 +76,9 @@ const invalid = (): AppError => new AppError('AUTHENTICATION_FAILED', 'Invalid o
 /**
  * Access tokens already verified, by their exact text: an app polls /profile (and the other
  * protected endpoints) with the same token until it expires, and the signature check (ES256:
- * 45–90 µs) was most of such a request's CPU. Bounded: at most this many, least recently used
- * first out (≈ 0.4 KB of claims each and the token string as the key: about 0.8 KB for an ES256
- * token, at most ≈ 8 MB). Only the signature and the claims' shape are remembered; time (exp,
+ * 45–90 µs) was most of such a request's CPU. Bounded: by default at most this many
+ * (VERIFIED_TOKEN_CACHE), least recently used first out (≈ 0.4 KB of claims each and the token
+ * string as the key: about 0.8 KB for an ES256 token, ≈ 8 MB for 10,000). Only the signature and the claims' shape are remembered; time (exp,
  * nbf) and type are checked on every use, and the session is still read from Redis by whoever
  * needs it open (sessions.ts), so a closed session is refused at once.
  */
@@ -92,20 +94,22 @@ export class TokenService {
    * sessions: profile 0.044–0.051 ms of web CPU against 0.033 with 400). An LRU uses the whole
    * bound, and a hit moves nothing between maps.
    */
-  private verified = new LRUCache<string, TokenClaims>({ max: VERIFIED_ACCESS_TOKENS });
+  private readonly verified: LRUCache<string, TokenClaims> | undefined;
 
   constructor(
     private readonly settings: TokenSettings,
     ring?: KeyRing,
   ) {
     this.ring = ring;
+    const bound = settings.verifiedCache ?? VERIFIED_ACCESS_TOKENS;
+    this.verified = bound > 0 ? new LRUCache<string, TokenClaims>({ max: bound }) : undefined;
   }
 
   /** Installs the ring (at start, once Redis has given the generated key if there is one). */
   useKeys(ring: KeyRing): void {
     this.ring = ring;
     // a token is only as good as the key that signed it: another ring verifies everything again
-    this.verified.clear();
+    this.verified?.clear();
   }
 
   get keys(): KeyRing {
@@ -132,7 +136,7 @@ export class TokenService {
     const access: TokenClaims = { typ: 'access', sid, roles, iat, exp: iat + this.settings.accessTtl, iss, sub: userId, jti: newShortId() };
     const token = signWith(key, access);
     const refreshToken = signWith(refreshKey, { typ: 'refresh', sid, iat, exp: iat + this.settings.refreshTtl, iss, sub: userId, jti: refreshJti });
-    if (opts.remember) this.verified.set(token, access);
+    if (opts.remember) this.verified?.set(token, access);
     return { token, refreshToken, refreshJti };
   }
 
@@ -145,7 +149,7 @@ export class TokenService {
    * REFRESH_TOKEN_EXPIRED.
    */
   verify(token: string, typ: TokenType, opts: { allowExpired?: boolean; replacing?: boolean } = {}): TokenClaims {
-    const cached = opts.replacing === true ? this.verified.peek(token) : this.verified.get(token);
+    const cached = opts.replacing === true ? this.verified?.peek(token) : this.verified?.get(token);
     const claims = cached ?? this.verifySignature(token, typ);
     const now = Math.floor(Date.now() / 1000);
     if (claims.nbf !== undefined && claims.nbf > now) throw invalid();
@@ -155,7 +159,7 @@ export class TokenService {
     }
     if (claims.typ !== typ) throw invalid();
     // refresh tokens are presented once each: only access tokens are remembered
-    if (cached === undefined && typ === 'access' && now < claims.exp && opts.replacing !== true) this.verified.set(token, claims);
+    if (cached === undefined && typ === 'access' && now < claims.exp && opts.replacing !== true) this.verified?.set(token, claims);
     return claims;
   }
 

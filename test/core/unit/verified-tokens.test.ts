@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import { KeyRing } from '../../../src/auth/key-ring.js';
 import { TokenService, VERIFIED_ACCESS_TOKENS } from '../../../src/auth/tokens.js';
+import { ConfigError, loadConfig } from '../../../src/config.js';
 
 const SECRET = 'unit-secret-0123456789abcdef0123456789';
 const SETTINGS = { issuer: 'pin-auth', accessTtl: 900, refreshTtl: 3600 };
 
 /** A token service whose signature checks are counted (the ring's one key, HS256). */
-function counted(settings = SETTINGS): { tokens: TokenService; checks: () => number; issue: (n: number) => string[] } {
+function counted(settings: ConstructorParameters<typeof TokenService>[0] = SETTINGS): { tokens: TokenService; checks: () => number; issue: (n: number) => string[] } {
   const ring = KeyRing.hmac(SECRET);
   const key = ring.active;
   const original = key.verify;
@@ -95,5 +96,25 @@ describe('core unit: verified access tokens', function () {
     tokens.verify(token!, 'access');
     expect(checks()).to.equal(1);
     expect(again).to.equal(1);
+  });
+
+  it('VERIFIED_TOKEN_CACHE sets the bound (default 10,000); 0 remembers nothing', function () {
+    expect(loadConfig({}).verifiedTokenCache).to.equal(VERIFIED_ACCESS_TOKENS);
+    expect(loadConfig({ VERIFIED_TOKEN_CACHE: '0' }).verifiedTokenCache).to.equal(0);
+    expect(() => loadConfig({ VERIFIED_TOKEN_CACHE: '-1' })).to.throw(ConfigError, /VERIFIED_TOKEN_CACHE/);
+
+    const none = counted({ ...SETTINGS, verifiedCache: 0 });
+    const [token] = none.issue(1);
+    const signed = none.tokens.issuePair('user-9', 'sid-9', ['user'], 'jti-9', { remember: true });
+    for (const t of [token!, token!, signed.token]) none.tokens.verify(t, 'access');
+    expect(none.checks(), 'every use checked').to.equal(3);
+
+    const three = counted({ ...SETTINGS, verifiedCache: 3 });
+    const four = three.issue(4);
+    for (const t of [...four.slice(0, 3), ...four.slice(0, 3)]) three.tokens.verify(t, 'access');
+    expect(three.checks(), 'three fit').to.equal(3);
+    three.tokens.verify(four[3]!, 'access');
+    three.tokens.verify(four[0]!, 'access');
+    expect(three.checks(), 'a fourth pushes the least recent out').to.equal(5);
   });
 });
