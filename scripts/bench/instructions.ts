@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { jsonPost, pairFrom, profileRequest, refreshRequest, registerRequest, webhookRequest, type BenchContext, type TokenPair } from './context.js';
-import { closeAgent, isOk, runAll, send, type Answer, type RequestSpec } from './load.js';
+import { closeAgent, isOk, runAll, type Answer, type RequestSpec } from './load.js';
 import { Sequence, pinFor } from './payloads.js';
 import { answers, freePort, procfileScript, spawnNode, stopChild, waitUntil, type Child } from './processes.js';
 import { textTable } from './report.js';
@@ -13,7 +13,7 @@ import { startBaseline } from './baseline.js';
 import { countCallgrind, type Counted } from './callgrind.js';
 
 /**
- * `npm run bench:instructions [-- <requests> [<endpoint>] [--warmup=<requests>]]`: instructions one web node executes
+ * `npm run bench:instructions [-- <requests> [<endpoint>] [--warmup=<requests>] [--sessions=<logins>]]`: instructions one web node executes
  * per request of register-pin (the client's emoji string, and the server's: production's
  * default), check-login (pending), profile, refresh-token and the webhook, counted by valgrind's
  * callgrind, beside bare Koa's (the benchmark's baseline) for the same requests.
@@ -38,8 +38,11 @@ const requests = Number(positional[0] ?? 4000);
 const only = positional[1] ?? '';
 /** `--warmup=N`: fewer requests of warm-up than MIN_WARMUP, for the tool's own test (the count then includes compiling) */
 const warmupArg = args.find((a) => a.startsWith('--warmup='))?.slice('--warmup='.length);
-if (!Number.isInteger(requests) || requests < 100 || (warmupArg !== undefined && !/^\d+$/.test(warmupArg))) {
-  process.stderr.write('usage: npm run bench:instructions [-- <requests, at least 100> [<endpoint name part>] [--warmup=<requests>]]\n');
+/** `--sessions=N`: logins behind profile and refresh-token (default: as many as the full benchmark's) */
+const sessionsArg = args.find((a) => a.startsWith('--sessions='))?.slice('--sessions='.length);
+const badCount = (v: string | undefined): boolean => v !== undefined && !/^\d+$/.test(v);
+if (!Number.isInteger(requests) || requests < 100 || badCount(warmupArg) || badCount(sessionsArg) || sessionsArg === '0') {
+  process.stderr.write('usage: npm run bench:instructions [-- <requests, at least 100> [<endpoint name part>] [--warmup=<requests>] [--sessions=<logins>]]\n');
   process.exit(2);
 }
 /**
@@ -59,26 +62,35 @@ const ctx: BenchContext = { stack, sizes: parseArgs(['--quick']).sizes, seq: new
 /** PINs registered before the check-login runs, polled round robin as the benchmark does */
 const POOL = 200;
 const pending = Array.from({ length: POOL }, () => ctx.seq.take());
-/** Sessions for profile and refresh-token: real logins (a worker runs only while they are made). */
-const SESSIONS = 32;
+/**
+ * Sessions for profile and refresh-token: real logins (a worker and a plain web node run only
+ * while they are made), polled in turn. As many as the full benchmark's verified round (6,000),
+ * so the counted node's verified-token cache works as a busy node's does: with 32, a cache that
+ * held fewer tokens than its bound (two generations of Maps, replaced since) never showed.
+ */
+const SESSIONS = sessionsArg !== undefined ? Number(sessionsArg) : parseArgs([]).sizes.verifiedLogins;
 const sessions: TokenPair[] = [];
 
 /**
- * SESSIONS logins through the node at `url` and a worker: registered, messaged, then collected
- * by check-login (polled until each is verified; a login is handed out once).
+ * SESSIONS logins through a plain web node (not the one counted: under callgrind thousands of
+ * logins would take minutes) and a worker: registered, messaged, then collected by check-login
+ * (polled until each is verified; a login is handed out once). The counted node shares the
+ * prefix and the signing key in Redis, so it takes their tokens as any node would.
  */
-async function signIn(url: string): Promise<void> {
+async function signIn(): Promise<void> {
   if (sessions.length > 0) return;
   const ns = Array.from({ length: SESSIONS }, () => ctx.seq.take());
+  if (stack.webs.length === 0) await stack.startWebs(1);
+  const url = stack.webs[0]!.url;
   await stack.startWorker();
   try {
-    const regs = await runAll(SESSIONS, 16, (i) => ({ url, spec: registerRequest(ns[i]!) }));
-    const hooks = await runAll(SESSIONS, 16, (i) => ({ url, spec: webhookRequest(ctx, ns[i]!) }));
+    const regs = await runAll(SESSIONS, 32, (i) => ({ url, spec: registerRequest(ns[i]!) }));
+    const hooks = await runAll(SESSIONS, 32, (i) => ({ url, spec: webhookRequest(ctx, ns[i]!) }));
     if (!regs.every(isOk) || !hooks.every(isOk)) throw new Error('the logins for profile and refresh-token could not be set up');
     const deadline = Date.now() + 120_000;
     let waiting = ns;
     while (waiting.length > 0 && Date.now() < deadline) {
-      const answers = await Promise.all(waiting.map((n) => send(url, jsonPost('/check-login', { pin: pinFor(n) }))));
+      const answers = await runAll(waiting.length, 32, (i) => ({ url, spec: jsonPost('/check-login', { pin: pinFor(waiting[i]!) }) }));
       const pairs = answers.map((a) => pairFrom(a.status, a.body));
       for (const pair of pairs) if (pair) sessions.push(pair);
       waiting = waiting.filter((_, i) => pairs[i] === null);
@@ -127,8 +139,8 @@ const endpoints: Endpoint[] = [
   { name: 'profile', prepare: signIn, request: () => profileRequest(sessions[profiled++ % sessions.length]!.token) },
   {
     name: 'refresh-token',
-    prepare: async (url) => {
-      await signIn(url);
+    prepare: async () => {
+      await signIn();
       refreshPool.push(...sessions);
     },
     request: () => refreshRequest(refreshPool.shift() ?? { token: 'pool-empty', refreshToken: 'pool-empty' }),

@@ -21,7 +21,7 @@ describe('instructions per request (callgrind, a few requests)', function () {
     if (process.env.PIN_AUTH_NESTED_SUITE === '1') this.skip();
     const missing = ensureDebianPackages(['/usr/bin/valgrind', '/usr/bin/callgrind_control'], ['valgrind']);
     expect(missing, missing).to.equal(undefined);
-    const child = spawn(process.execPath, ['dist/scripts/bench/instructions.js', '150', '--warmup=2000'], {
+    const child = spawn(process.execPath, ['dist/scripts/bench/instructions.js', '150', '--warmup=2000', '--sessions=64'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', REDIS_URL },
       stdio: ['ignore', 'pipe', 'pipe'],
