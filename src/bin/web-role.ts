@@ -14,6 +14,7 @@ import { oidcMiddleware } from '../oidc/interaction.js';
 import { attachRealtime, type Realtime } from '../realtime/server.js';
 import type { Bootstrapped } from './bootstrap.js';
 import { answerClientErrors } from '../security/client-errors.js';
+import { InFlightResponses } from '../http/in-flight.js';
 
 export interface WebRole {
   server: http.Server;
@@ -62,11 +63,10 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
   let stopping = false;
   // While draining, every response closes its connection (keep-alive clients move on, and
   // server.close() is not left waiting for connections that would otherwise idle on).
-  const inFlight = new Set<http.ServerResponse>();
+  const inFlight = new InFlightResponses();
   server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
     if (stopping) return res.setHeader('Connection', 'close');
-    inFlight.add(res);
-    res.on('close', () => inFlight.delete(res));
+    inFlight.track(res);
   });
   const realtime = attachRealtime(server, services);
   metrics.web.setSocketSource(() => realtime.connections());
@@ -84,7 +84,9 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
       // at once (not a server "disconnect", which would stop them reconnecting) and reconnect
       // to another node; io.close() then waits for the HTTP server, so both share one limit.
       stopping = true;
-      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      inFlight.forEach((res) => {
+        if (!res.headersSent) res.setHeader('Connection', 'close');
+      });
       const httpClosed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const socketsClosed = realtime.close();
