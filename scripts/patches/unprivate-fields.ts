@@ -16,7 +16,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-
 /** The top-level arguments of the call whose `(` is at `open`, and the index after its `)`. */
 function callArguments(src: string, open: number): { args: string[]; end: number } {
   const args: string[] = [];

@@ -78,9 +78,10 @@ const invalid = (): AppError => new AppError('AUTHENTICATION_FAILED', 'Invalid o
  * protected endpoints) with the same token until it expires, and the signature check (ES256:
  * 45–90 µs) was most of such a request's CPU. Bounded: by default at most this many
  * (VERIFIED_TOKEN_CACHE), least recently used first out (≈ 0.4 KB of claims each and the token
- * string as the key: about 0.8 KB for an ES256 token, ≈ 8 MB for 10,000). Only the signature and the claims' shape are remembered; time (exp,
- * nbf) and type are checked on every use, and the session is still read from Redis by whoever
- * needs it open (sessions.ts), so a closed session is refused at once.
+ * string as the key: about 0.8 KB for an ES256 token, ≈ 8 MB for 10,000). Only the signature
+ * and the claims' shape are remembered; time (exp, nbf) and type are checked on every use, and
+ * the session is still read from Redis by whoever needs it open (sessions.ts), so a closed
+ * session is refused at once.
  */
 export const VERIFIED_ACCESS_TOKENS = 10_000;
 
