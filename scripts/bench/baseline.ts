@@ -65,6 +65,8 @@ export interface PairedRun {
   seconds: number;
   amount?: number;
   warmupSeconds: number;
+  /** warm-up by count instead of seconds (state used up per request) */
+  warmupAmount?: number;
   connections: number;
   /** the service's answers (status, body) */
   onServiceBody?: (status: number, body: string) => void;
@@ -74,8 +76,8 @@ export async function paired(run: PairedRun): Promise<Paired> {
   const load = run.amount !== undefined ? { connections: run.connections, amount: run.amount } : { connections: run.connections, seconds: run.seconds };
   const serviceLoad = run.onServiceBody ? { ...load, onBody: run.onServiceBody } : load;
   let serviceWarmup: BlastResult | null = null;
-  if (run.warmupSeconds > 0) {
-    const warm = { connections: run.connections, seconds: run.warmupSeconds };
+  if (run.warmupSeconds > 0 || run.warmupAmount !== undefined) {
+    const warm = run.warmupAmount !== undefined ? { connections: run.connections, amount: run.warmupAmount } : { connections: run.connections, seconds: run.warmupSeconds };
     await blast(run.baseline.url, run.baselineRequest, warm);
     serviceWarmup = await blast(run.service.url, run.serviceRequest, run.onServiceBody ? { ...warm, onBody: run.onServiceBody } : warm);
   }

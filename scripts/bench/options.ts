@@ -34,8 +34,14 @@ export interface Sizes {
   /** endpoints: baseline/service alternations and seconds of each */
   endpointRounds: number;
   endpointSeconds: number;
-  /** logins prepared for the check-login (verified) run, one consumed per request */
-  verifiedLogins: number;
+  /**
+   * check-login (verified): requests of each round, each collecting one real login; one more
+   * round's worth is collected first as warm-up (the verified branch's code and the baseline's
+   * connections warm, as the timed endpoints' warm-up seconds do)
+   */
+  verifiedPerRound: number;
+  /** sessions the profile and refresh-token runs poll in turn (taken from those logins) */
+  sessionPool: number;
   /** active registrations at each point of the Redis memory curve (cumulative) */
   registrationPoints: number[];
   /** logins for the bytes-per-session figure */
@@ -73,7 +79,8 @@ const QUICK: Sizes = {
   costLogins: 150,
   endpointRounds: 1,
   endpointSeconds: 0.8,
-  verifiedLogins: 400,
+  verifiedPerRound: 400,
+  sessionPool: 400,
   registrationPoints: [500, 1000, 1500],
   sessionLogins: 150,
   socketPoints: [0, 500, 1000],
@@ -95,7 +102,8 @@ const FULL: Sizes = {
   costLogins: 5000,
   endpointRounds: 3,
   endpointSeconds: 3,
-  verifiedLogins: 6000,
+  verifiedPerRound: 10_000,
+  sessionPool: 6000,
   registrationPoints: [1000, 10_000, 25_000, 50_000, 100_000],
   sessionLogins: 5000,
   socketPoints: [0, 1000, 2500, 5000, 7500, 10_000],
@@ -118,7 +126,8 @@ const SMOKE: Sizes = {
   costLogins: 20,
   endpointRounds: 1,
   endpointSeconds: 0.3,
-  verifiedLogins: 40,
+  verifiedPerRound: 40,
+  sessionPool: 40,
   registrationPoints: [50, 100],
   sessionLogins: 20,
   socketPoints: [0, 20, 40],

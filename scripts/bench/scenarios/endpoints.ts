@@ -10,9 +10,10 @@ import { CompletionCounter } from '../redis.js';
  * requests of the same shape (alternating rounds, baseline.ts): register-pin (every request a new
  * PIN, without an emoji string: the server draws one, as production's EMOJI_CHOICE=server does
  * for every registration), check-login while pending (polling 200 PINs round robin, as apps do),
- * check-login once verified (each request collects one real login: a bounded run), profile (the
- * access tokens those logins handed out) and refresh-token (each answer's new pair goes back in
- * the pool: a refresh token is only ever presented once).
+ * check-login once verified (each request collects one real login: rounds of a set count, after
+ * a warm-up round of the same count), profile (the access tokens of `sessionPool` of those logins,
+ * polled in turn) and refresh-token (the same sessions; each answer's new pair goes back in the
+ * pool: a refresh token is only ever presented once).
  */
 export interface EndpointFigures {
   registerPin: Paired;
@@ -48,8 +49,9 @@ export async function endpoints(ctx: BenchContext): Promise<EndpointFigures> {
   const check = (): RequestSpec => jsonPost('/check-login', { pin: pinFor(pending[c++ % POOL]!) });
   const checkPending = await paired({ ...common, baselineRequest: check, serviceRequest: check });
 
-  // real logins through the worker, each collected once by the verified run
-  const n = sizes.verifiedLogins;
+  // real logins through the worker, each collected once by the verified run (warm-up included)
+  const perRound = sizes.verifiedPerRound;
+  const n = (sizes.endpointRounds + 1) * perRound;
   const counter = new CompletionCounter('inbound', stack.inboundPrefix);
   await counter.start();
   const { ns } = await queueLogins(ctx, n);
@@ -61,8 +63,8 @@ export async function endpoints(ctx: BenchContext): Promise<EndpointFigures> {
   const collect = (): RequestSpec => jsonPost('/check-login', { pin: pinFor(ns[v++ % ns.length]!) });
   const checkVerified = await paired({
     ...common,
-    warmupSeconds: 0,
-    amount: Math.floor(n / sizes.endpointRounds),
+    warmupAmount: perRound,
+    amount: perRound,
     baselineRequest: check,
     serviceRequest: collect,
     onServiceBody: (status, body) => {
@@ -71,6 +73,8 @@ export async function endpoints(ctx: BenchContext): Promise<EndpointFigures> {
     },
   });
   if (pairs.length < 2 * sizes.connections) throw new Error(`endpoints: only ${pairs.length} logins collected, too few for profile and refresh-token`);
+  // the collected sessions beyond the pool stay open but idle, as most of a deployment's do
+  pairs.splice(sizes.sessionPool);
 
   let p = 0;
   const tokens = pairs.map((t) => t.token);
