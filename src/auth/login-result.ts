@@ -16,3 +16,6 @@ export interface LoginResult {
 export interface User extends LoginUser {
   surname: string;
 }
+
+/** A login result as the worker keeps it in the registration hash (JSON written by complete-login). */
+export const parseLoginResult = (json: string): LoginResult => JSON.parse(json) as LoginResult;

@@ -5,7 +5,7 @@ import { chatIntent } from '../chat/intent.js';
 import { LoginChain } from './login-chain.js';
 import { emojiHash } from '../registrations/emoji.js';
 import { newShortId, newUserId } from './ids.js';
-import type { LoginResult } from './login-result.js';
+import { parseLoginResult, type LoginResult } from './login-result.js';
 import { decodeOrigin, type Origin } from './origin.js';
 import { MAX_SESSIONS_PER_USER, type Sessions } from './sessions.js';
 import type { TokenService } from './tokens.js';
@@ -107,7 +107,7 @@ export class LoginProcessor {
     if (claim[0] === 'completed') {
       // a retry of this job after its login was stored: announce it again (at least once)
       const [, pinId = '', pinHash = '', resultJson = ''] = claim;
-      const result = JSON.parse(resultJson) as LoginResult;
+      const result = parseLoginResult(resultJson);
       return { outcome: 'logged-in', pinId, pinHash, result, phone: result.user.phone };
     }
     if (claim[0] !== 'claimed') return { outcome: 'no-match', phone: message.phone };

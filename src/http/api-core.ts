@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Services } from '../services.js';
 import { validate } from '../validation/validate.js';
+import { JsonText } from './json-text.js';
 
 /**
  * The one implementation of the endpoints an app polls (register-pin, check-login, profile,
@@ -70,8 +71,9 @@ export function apiHandlers(services: Services): Record<ApiRoute, ApiHandler> {
       if (outcome.state === 'awaiting') {
         return { success: true, verified: false, awaitingConfirmation: true, message: 'Waiting for the person to confirm in the chat' };
       }
-      call.info('login collected', { pinId: outcome.pinId, userId: outcome.result.user.id });
-      return { success: true, verified: true, ...outcome.result };
+      call.info('login collected', { pinId: outcome.pinId, userId: outcome.userId });
+      // the kept result (an object's JSON) is the answer's tail as it is, not parsed and serialised again
+      return new JsonText(`{"success":true,"verified":true,${outcome.resultJson.slice(1)}`);
     },
 
     /** GET /profile → `{success, user: {id, name, surname, phone, roles}}` (an open session's only). */

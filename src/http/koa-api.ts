@@ -2,6 +2,7 @@ import type { Next } from 'koa';
 import type { Logger } from '../observability/logger.js';
 import type { ApiCall, ApiHandler } from './api-core.js';
 import type { AppContext } from './context.js';
+import { JsonText } from './json-text.js';
 
 type BodyParser = (ctx: AppContext, next: Next) => Promise<void>;
 
@@ -27,7 +28,13 @@ export function koaApi(handler: ApiHandler, parseBody?: BodyParser) {
       info: (message, fields) => call.log().info(message, fields),
     };
     try {
-      ctx.body = await handler(call);
+      const body = await handler(call);
+      if (body instanceof JsonText) {
+        ctx.type = 'application/json';
+        ctx.body = body.text;
+      } else {
+        ctx.body = body;
+      }
     } finally {
       if (call.claims) ctx.state.claims = call.claims;
     }

@@ -3,6 +3,7 @@ import type { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { errorFor } from './middleware/errors.js';
 import { apiSecurityHeaders } from './middleware/security-headers.js';
+import { JsonText } from './json-text.js';
 
 /** Once per answered request, with its method, route label, status and duration (metrics). */
 export type OnLeanDone = (method: string, route: string, status: number, seconds: number) => void;
@@ -36,7 +37,7 @@ export async function leanResponder(log: Logger, onDone?: OnLeanDone): Promise<L
   const accessLog = log.isLevelEnabled('http');
 
   const answer: LeanResponder['answer'] = (req, res, at, status, body, extra) => {
-    const text = JSON.stringify(body);
+    const text = body instanceof JsonText ? body.text : JSON.stringify(body);
     const headers = [...security, 'X-Request-Id', at.requestId, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(text))];
     if (extra) for (const name in extra) headers.push(name, extra[name]!);
     res.writeHead(status, headers);

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type Koa from 'koa';
 import type Provider from 'oidc-provider';
+import { parseLoginResult } from '../auth/login-result.js';
 import { originOf } from '../auth/origin.js';
 import type { OidcConfig } from '../config.js';
 import { AppError } from '../errors.js';
@@ -104,7 +105,7 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
         return;
       }
       // The chat login opened a pin-auth session nobody holds: close it, the app gets OIDC tokens.
-      const claims = tokens.verify(outcome.result.token, 'access');
+      const claims = tokens.verify(parseLoginResult(outcome.resultJson).token, 'access');
       await sessions.logout(claims, claims.sub);
       log.info('oidc login', { userId: claims.sub, client: String(details.params.client_id) });
       ctx.body = { state: 'done', redirectTo: await finish(ctx, claims.sub) };

@@ -11,7 +11,7 @@ import type { ProbeVia, Probes } from '../security/probes.js';
 import { emojiHash, normalEmojiHash } from './emoji.js';
 import { drawEmojiStrings } from './emoji-alphabet.js';
 import { pinBits, type PinHasher } from './pin.js';
-import type { LoginResult } from '../auth/login-result.js';
+import { parseLoginResult, type LoginResult } from '../auth/login-result.js';
 import { encodeOrigin, type Origin } from '../auth/origin.js';
 
 /** The registration state machine (pending → verified | expired | cancelled), shared by HTTP and sockets. */
@@ -38,7 +38,8 @@ export interface RegisterOutcome {
 export type CheckOutcome =
   | { state: 'pending'; pinId: string }
   | { state: 'awaiting'; pinId: string }
-  | { state: 'verified'; pinId: string; result: LoginResult };
+  /** resultJson: the LoginResult as the worker kept it (JSON), handed on unparsed */
+  | { state: 'verified'; pinId: string; userId: string; resultJson: string };
 
 const UNKNOWN_ORIGIN: Origin = { device: 'unknown device', ip: 'unknown network' };
 
@@ -161,7 +162,7 @@ export class Registrations {
     const budgets = caller ? this.limits.forCheck(this.limits.group(caller.ip), pinHash) : this.limits.none();
     const out = await this.scripts.phase('check', checkSteps(this.keys, budgets, pinHash, this.settings.collectRetrySeconds * 1000, this.scripts.split));
     this.refuseIfLimited(out, budgets, caller);
-    const [outcome, pinId = '', result = ''] = out;
+    const [outcome, pinId = '', result = '', userId = ''] = out;
     switch (outcome) {
       case 'pending':
         return { state: 'pending', pinId };
@@ -172,7 +173,7 @@ export class Registrations {
       case 'failed':
         throw new AppError('LOGIN_FAILED');
       case 'verified':
-        return { state: 'verified', pinId, result: JSON.parse(result) as LoginResult };
+        return { state: 'verified', pinId, userId, resultJson: result };
       case 'expired':
         throw new AppError('PIN_EXPIRED');
       default:
@@ -184,7 +185,7 @@ export class Registrations {
   /** The uncollected result of a verified registration, without consuming it (socket re-join). */
   async peekResult(pin: string): Promise<LoginResult | null> {
     const raw = await this.redis.hget(this.keys.registration(await this.located(pin)), 'r');
-    return raw ? (JSON.parse(raw) as LoginResult) : null;
+    return raw ? parseLoginResult(raw) : null;
   }
 
   /**

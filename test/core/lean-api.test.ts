@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import { fullLogin } from '../helpers/flow.js';
 import { request, type JsonResponse } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
 
@@ -16,7 +17,7 @@ const headerNames = (r: JsonResponse): string[] => [...r.headers.keys()].filter(
 describe('core: the lean API handler answers as the Koa routes do', function () {
   let stack: Stack;
   before(async function () {
-    stack = await startStack({ name: 'lean-api', workers: 0 });
+    stack = await startStack({ name: 'lean-api', workers: 1 });
   });
   after(async function () {
     await stack?.stop();
@@ -68,6 +69,20 @@ describe('core: the lean API handler answers as the Koa routes do', function () 
     const [leanCheck, koaCheck] = await both('POST', '/check-login', { raw: JSON.stringify({ pin }) });
     expect(leanCheck.body).to.deep.equal({ success: true, verified: false, message: 'Waiting for the chat message' });
     expect(koaCheck.body).to.deep.equal(leanCheck.body);
+  });
+
+  it('a verified login: the same answer both ways (the kept result written as it is), again within the retry window', async function () {
+    const { pin, login } = await fullLogin(stack.url);
+    expect(login).to.have.all.keys('success', 'verified', 'token', 'refreshToken', 'user');
+    expect(login.user).to.have.all.keys('id', 'name', 'phone', 'roles');
+    // a lost answer's retry gets the same tokens (COLLECT_RETRY_SECONDS), through either server
+    const [lean, koa] = await both('POST', '/check-login', { raw: JSON.stringify({ pin }) });
+    expect([lean.status, koa.status]).to.deep.equal([200, 200]);
+    expect(lean.body).to.deep.equal(login);
+    expect(koa.body).to.deep.equal(login);
+    expect([lean.headers.get('content-type'), koa.headers.get('content-type')]).to.deep.equal(['application/json; charset=utf-8', 'application/json; charset=utf-8']);
+    expect(headerNames(lean)).to.deep.equal(headerNames(koa));
+    expect(Number(lean.headers.get('content-length'))).to.equal(Buffer.byteLength(JSON.stringify(login)));
   });
 
   it('leaves other methods and non-JSON bodies to Koa (405 with Allow, 400 for another Content-Type)', async function () {

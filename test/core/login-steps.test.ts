@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { LoginResult } from '../../src/auth/login-result.js';
 import { LoginChain } from '../../src/auth/login-chain.js';
 import { LoginProcessor } from '../../src/auth/login.js';
 import { loadConfig } from '../../src/config.js';
@@ -71,12 +72,14 @@ describe('core: the login chain cut between any two steps finishes on retry', fu
     const checked = await services.registrations.check(pin, me);
     expect(checked.state).to.equal('verified');
     if (checked.state !== 'verified') return;
-    const userId = checked.result.user.id;
+    const result = JSON.parse(checked.resultJson) as LoginResult;
+    const userId = result.user.id;
+    expect(checked.userId).to.equal(userId);
     expect(await services.redis.get(k.userByPhone(phone))).to.equal(userId);
     expect(await services.redis.zcard(k.userSessions(userId))).to.equal(1);
     expect(await services.redis.get(k.emoji(emoji))).to.equal(null);
     expect(await services.redis.get(k.confirmation(phone))).to.equal(null);
-    const claims = await services.sessions.authenticate(checked.result.token);
+    const claims = await services.sessions.authenticate(result.token);
     expect(claims.sub).to.equal(userId);
   };
 

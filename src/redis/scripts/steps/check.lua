@@ -3,7 +3,7 @@
 -- retry whose answer was lost gets the same tokens, then it is gone.
 -- KEYS[1] registration, KEYS[2..] the PIN's budgets (the registration's tag)
 -- ARGV: budgets (lib/budgets.lua), keepMs
--- Returns {'>', outcome, pinId, result} | {'>', 'limited', waitMs, index}: always '>' so that
+-- Returns {'>', outcome, pinId, result, userId} | {'>', 'limited', waitMs, index}: always '>' so that
 -- budget-settle (the wrong-guess budget, on the IP group's slot) runs after it;
 -- outcome: not_found | pending | awaiting | denied | failed | expired | verified
 local rk = KEYS[1]
@@ -14,7 +14,7 @@ local keep = tonumber(ARGV[at])
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local cur = redis.call('HMGET', rk, 'i', 'x', 's', 'r')
+local cur = redis.call('HMGET', rk, 'i', 'x', 's', 'r', 'u')
 if not cur[1] then return { '>', 'not_found', '', '' } end
 if cur[3] == 'v' then
   if keep > 0 then
@@ -23,9 +23,9 @@ if cur[3] == 'v' then
   else
     redis.call('DEL', rk)
   end
-  return { '>', 'verified', cur[1], cur[4] }
+  return { '>', 'verified', cur[1], cur[4], cur[5] or '' }
 end
-if cur[3] == 'k' then return { '>', 'verified', cur[1], cur[4] } end
+if cur[3] == 'k' then return { '>', 'verified', cur[1], cur[4], cur[5] or '' } end
 -- 'f': the login failed for good in the worker (fail-login)
 if cur[3] == 'f' then return { '>', 'failed', cur[1], '' } end
 -- 'd': the person answered NO in the chat (remembered like an expiry)
