@@ -63,10 +63,17 @@ export interface RedisAuth {
  * Where Redis is: one server (REDIS_URL), a primary found through Sentinel (REDIS_SENTINELS), or a
  * Redis Cluster (REDIS_CLUSTER_NODES). Only the connection layer (src/redis/connection.ts) reads it.
  */
-export type RedisTopology =
+export type RedisTopology = (
   | { kind: 'single'; url: string }
   | ({ kind: 'sentinel'; sentinels: RedisAddress[]; name: string; sentinelPassword: string | undefined } & RedisAuth)
-  | ({ kind: 'cluster'; nodes: RedisAddress[] } & RedisAuth);
+  | ({ kind: 'cluster'; nodes: RedisAddress[] } & RedisAuth)
+) & {
+  /**
+   * How long a request's command may wait for Redis before the request answers 503
+   * (REDIS_COMMAND_TIMEOUT_MS); workers and subscribers wait for ever.
+   */
+  commandTimeoutMs: number;
+};
 
 export interface Config {
   nodeEnv: string;
@@ -193,6 +200,21 @@ export interface ChatConfig {
 
 export class ConfigError extends Error {}
 
+/**
+ * Retry windows no longer than the command timeout, each as a warning: a 503 after the timeout
+ * may hide a write that was done, and the retry that follows must still find its result
+ * (docs/operations.md, "Timeouts and retries"). Tests shorten them on purpose, so not refused.
+ */
+export function shortRetryWindows(config: Pick<Config, 'redis' | 'collectRetrySeconds' | 'refreshReuseSeconds'>): string[] {
+  const windows = [
+    ['COLLECT_RETRY_SECONDS', config.collectRetrySeconds],
+    ['REFRESH_REUSE_SECONDS', config.refreshReuseSeconds],
+  ] as const;
+  return windows
+    .filter(([, seconds]) => seconds > 0 && seconds * 1000 <= config.redis.commandTimeoutMs)
+    .map(([name, seconds]) => `${name} (${seconds} s) is not longer than REDIS_COMMAND_TIMEOUT_MS (${config.redis.commandTimeoutMs} ms): a retry after a late answer may find nothing`);
+}
+
 const DEV_JWT_SECRET = 'pin-auth-development-secret-do-not-use-in-production';
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'];
 
@@ -300,9 +322,10 @@ function redisTopology(env: Env, redisUrl: string): RedisTopology {
   // read whatever the mode, so a listing of the variables this module reads finds them
   const name = str(env, 'REDIS_SENTINEL_NAME') ?? 'mymaster';
   const sentinelPassword = str(env, 'REDIS_SENTINEL_PASSWORD');
-  if (sentinels) return { kind: 'sentinel', sentinels, name, sentinelPassword, ...auth };
-  if (nodes) return { kind: 'cluster', nodes, ...auth };
-  return { kind: 'single', url: redisUrl };
+  const commandTimeoutMs = int(env, 'REDIS_COMMAND_TIMEOUT_MS', 2000, 100, 60_000);
+  if (sentinels) return { kind: 'sentinel', sentinels, name, sentinelPassword, ...auth, commandTimeoutMs };
+  if (nodes) return { kind: 'cluster', nodes, ...auth, commandTimeoutMs };
+  return { kind: 'single', url: redisUrl, commandTimeoutMs };
 
 }
 
@@ -560,12 +583,16 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`EMOJI_CHOICE must be client or server, got "${emojiChoice}"`);
   }
 
+  const redis = redisTopology(env, redisUrl);
+  const collectRetrySeconds = int(env, 'COLLECT_RETRY_SECONDS', 20, 0, 300);
+  const refreshReuseSeconds = int(env, 'REFRESH_REUSE_SECONDS', 10, 0, 300);
+
   return {
     nodeEnv,
     production,
     port,
     redisUrl,
-    redis: redisTopology(env, redisUrl),
+    redis,
     redisWait: {
       replicas: int(env, 'REDIS_WAIT_REPLICAS', 0, 0, 16),
       timeoutMs: int(env, 'REDIS_WAIT_TIMEOUT_MS', 1000, 10, 60000),
@@ -589,8 +616,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     verifiedGraceSeconds: int(env, 'VERIFIED_GRACE_SECONDS', 60, 1, 3600),
     expiredMemorySeconds: int(env, 'EXPIRED_MEMORY_SECONDS', 3600, 1, 86400 * 7),
-    collectRetrySeconds: int(env, 'COLLECT_RETRY_SECONDS', 20, 0, 300),
-    refreshReuseSeconds: int(env, 'REFRESH_REUSE_SECONDS', 10, 0, 300),
+    collectRetrySeconds,
+    refreshReuseSeconds,
     idempotencyKeySeconds: int(env, 'IDEMPOTENCY_KEY_SECONDS', 86400, 60, 86400 * 7),
     instanceName: str(env, 'INSTANCE_NAME') ?? str(env, 'DYNO') ?? os.hostname(),
     webhookSecret,

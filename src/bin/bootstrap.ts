@@ -1,4 +1,4 @@
-import { ConfigError, DEV_SECRET_IN_USE, loadConfig, type Config } from '../config.js';
+import { ConfigError, DEV_SECRET_IN_USE, loadConfig, shortRetryWindows, type Config } from '../config.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createProcessMetrics, type ProcessMetrics } from '../observability/metrics.js';
 import { startSnapshotPublisher, type SnapshotPublisher } from '../observability/snapshots.js';
@@ -44,6 +44,7 @@ export function bootstrap(role: Role): Bootstrapped {
   if (!config.webhookSecret && !config.webhookJwtKey) {
     log.warn('WEBHOOK_SECRET and WEBHOOK_JWT_KEY are not set: anyone who can reach the webhook can sign in as anyone.');
   }
+  for (const warning of shortRetryWindows(config)) log.warn(warning);
   const services = createServices(config, log, role);
   process.on('unhandledRejection', (reason) => log.error('unhandled rejection', { error: String(reason) }));
   const metrics = createProcessMetrics({ web: role !== 'worker', worker: role !== 'web' });

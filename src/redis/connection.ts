@@ -16,26 +16,26 @@ export type ConnectionRole = 'command' | 'worker' | 'subscriber';
 /** A client of either kind (what connect() returns); most of the service still takes a `Redis`. */
 export type RedisClient = Redis | Cluster;
 
-function roleOptions(role: ConnectionRole): RedisOptions {
+function roleOptions(role: ConnectionRole, topology: RedisTopology): RedisOptions {
   const reconnect = { retryStrategy: (times: number) => Math.min(50 * times, 1000) };
   if (role === 'command') {
-    return { ...reconnect, enableOfflineQueue: false, connectTimeout: 1500, commandTimeout: 2000, maxRetriesPerRequest: 0 };
+    return { ...reconnect, enableOfflineQueue: false, connectTimeout: 1500, commandTimeout: topology.commandTimeoutMs, maxRetriesPerRequest: 0 };
   }
   return { ...reconnect, maxRetriesPerRequest: null, enableReadyCheck: true };
 }
 
-export function redisOptions(redisUrl: string, role: ConnectionRole): RedisOptions {
-  const tls = redisUrl.startsWith('rediss://')
+export function redisOptions(topology: Extract<RedisTopology, { kind: 'single' }>, role: ConnectionRole): RedisOptions {
+  const tls = topology.url.startsWith('rediss://')
     ? // Heroku Redis presents a self-signed certificate.
       { tls: { rejectUnauthorized: false } }
     : {};
-  return { ...tls, ...roleOptions(role) };
+  return { ...tls, ...roleOptions(role, topology) };
 }
 
 /** ioredis options to reach the primary through Sentinel. */
 export function sentinelOptions(topology: Extract<RedisTopology, { kind: 'sentinel' }>, role: ConnectionRole): RedisOptions {
   return {
-    ...roleOptions(role),
+    ...roleOptions(role, topology),
     sentinels: topology.sentinels,
     name: topology.name,
     sentinelPassword: topology.sentinelPassword,
@@ -59,7 +59,7 @@ export function sentinelOptions(topology: Extract<RedisTopology, { kind: 'sentin
 export function createRedis(topology: RedisTopology, role: ConnectionRole, name: string, overrides: RedisOptions = {}): Redis {
   let client: Redis;
   if (topology.kind === 'single') {
-    client = new Redis(topology.url, { ...redisOptions(topology.url, role), ...overrides, connectionName: name, lazyConnect: false });
+    client = new Redis(topology.url, { ...redisOptions(topology, role), ...overrides, connectionName: name, lazyConnect: false });
   } else if (topology.kind === 'sentinel') {
     client = new Redis({ ...sentinelOptions(topology, role), ...overrides, connectionName: name, lazyConnect: false });
   } else {
@@ -72,7 +72,7 @@ export function createRedis(topology: RedisTopology, role: ConnectionRole, name:
 
 /** ioredis Cluster options for a role: the per-node options of the role, plus slot-map upkeep. */
 export function clusterOptions(topology: Extract<RedisTopology, { kind: 'cluster' }>, role: ConnectionRole, name: string): ClusterOptions {
-  const { retryStrategy: _perNode, enableOfflineQueue, ...perNode } = roleOptions(role);
+  const { retryStrategy: _perNode, enableOfflineQueue, ...perNode } = roleOptions(role, topology);
   return {
     enableOfflineQueue: enableOfflineQueue ?? true,
     clusterRetryStrategy: (times: number) => Math.min(100 * times, 1000),

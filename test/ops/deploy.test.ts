@@ -13,7 +13,8 @@ describe('ops: Heroku and Compose deployment files', function () {
     expect(config.redisUrl).to.equal('rediss://h:p@tls.example:6380');
     expect(config.instanceName).to.equal('web.2');
     expect(loadConfig({ REDIS_URL: 'rediss://h:p@only.example:6380' }).redisUrl).to.equal('rediss://h:p@only.example:6380');
-    expect(redisOptions(config.redisUrl, 'worker').tls).to.deep.equal({ rejectUnauthorized: false });
+    const single = config.redis as Extract<typeof config.redis, { kind: 'single' }>;
+    expect(redisOptions(single, 'worker').tls).to.deep.equal({ rejectUnauthorized: false });
   });
 
   it('has Procfile roles, a build Heroku runs on deploy, engines, and an app.json with Redis and both dynos', function () {

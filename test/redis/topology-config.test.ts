@@ -1,15 +1,39 @@
 import { spawn } from 'node:child_process';
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { clusterOptions, sentinelOptions } from '../../src/redis/connection.js';
+import { ConfigError, loadConfig, shortRetryWindows, type RedisTopology } from '../../src/config.js';
+import { clusterOptions, redisOptions, sentinelOptions } from '../../src/redis/connection.js';
 import { ROOT } from '../helpers/processes.js';
 
 /** REDIS_SENTINELS / REDIS_CLUSTER_NODES / REDIS_WAIT_*: parsed once, refused with one line. */
 describe('redis: topology configuration', function () {
   it('is one server by default, with no replica waits', function () {
     const c = loadConfig({});
-    expect(c.redis).to.deep.equal({ kind: 'single', url: 'redis://127.0.0.1:6379' });
+    expect(c.redis).to.deep.equal({ kind: 'single', url: 'redis://127.0.0.1:6379', commandTimeoutMs: 2000 });
     expect(c.redisWait).to.deep.equal({ replicas: 0, timeoutMs: 1000 });
+  });
+
+  it('REDIS_COMMAND_TIMEOUT_MS sets how long a request waits for Redis, in every topology; workers wait for ever', function () {
+    const single = loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '5000' }).redis as Extract<RedisTopology, { kind: 'single' }>;
+    expect(redisOptions(single, 'command')).to.include({ commandTimeout: 5000, enableOfflineQueue: false });
+    expect(redisOptions(single, 'worker').commandTimeout).to.equal(undefined);
+    const sentinel = loadConfig({ REDIS_SENTINELS: 'h:1', REDIS_COMMAND_TIMEOUT_MS: '300' }).redis as Extract<RedisTopology, { kind: 'sentinel' }>;
+    expect(sentinelOptions(sentinel, 'command')).to.include({ commandTimeout: 300 });
+    const cluster = loadConfig({ REDIS_CLUSTER_NODES: 'a:1', REDIS_COMMAND_TIMEOUT_MS: '700' }).redis as Extract<RedisTopology, { kind: 'cluster' }>;
+    expect(clusterOptions(cluster, 'command', 'n').redisOptions).to.include({ commandTimeout: 700 });
+    for (const bad of ['0', '99', '60001', 'soon']) {
+      expect(() => loadConfig({ REDIS_COMMAND_TIMEOUT_MS: bad }), bad).to.throw(ConfigError, /REDIS_COMMAND_TIMEOUT_MS/);
+    }
+  });
+
+  it('warns of a retry window no longer than the command timeout: the retry after a late answer must find its result', function () {
+    expect(shortRetryWindows(loadConfig({}))).to.deep.equal([]);
+    expect(shortRetryWindows(loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '10000' }))).to.deep.equal([
+      'REFRESH_REUSE_SECONDS (10 s) is not longer than REDIS_COMMAND_TIMEOUT_MS (10000 ms): a retry after a late answer may find nothing',
+    ]);
+    const both = shortRetryWindows(loadConfig({ COLLECT_RETRY_SECONDS: '1', REFRESH_REUSE_SECONDS: '2' }));
+    expect(both.map((w) => w.split(' ')[0])).to.deep.equal(['COLLECT_RETRY_SECONDS', 'REFRESH_REUSE_SECONDS']);
+    // 0 switches a window off: nothing to warn of
+    expect(shortRetryWindows(loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '30000', REFRESH_REUSE_SECONDS: '0', COLLECT_RETRY_SECONDS: '31' }))).to.deep.equal([]);
   });
 
   it('reads sentinels, the primary name and both passwords', function () {
@@ -31,6 +55,7 @@ describe('redis: topology configuration', function () {
       sentinelPassword: 'sp',
       username: undefined,
       password: 'dp',
+      commandTimeoutMs: 2000,
     });
     expect(c.redisWait.replicas).to.equal(1);
     const opts = sentinelOptions(c.redis as Extract<typeof c.redis, { kind: 'sentinel' }>, 'command');
@@ -40,7 +65,7 @@ describe('redis: topology configuration', function () {
 
   it('reads cluster seed nodes; cluster clients keep the role (fail fast for commands) and shard their subscriptions', function () {
     const c = loadConfig({ REDIS_CLUSTER_NODES: 'a:7000,b:7001', REDIS_USERNAME: 'u', REDIS_PASSWORD: 'p' });
-    expect(c.redis).to.deep.equal({ kind: 'cluster', nodes: [{ host: 'a', port: 7000 }, { host: 'b', port: 7001 }], username: 'u', password: 'p' });
+    expect(c.redis).to.deep.equal({ kind: 'cluster', nodes: [{ host: 'a', port: 7000 }, { host: 'b', port: 7001 }], username: 'u', password: 'p', commandTimeoutMs: 2000 });
     const cluster = c.redis as Extract<typeof c.redis, { kind: 'cluster' }>;
     const cmd = clusterOptions(cluster, 'command', 'n');
     expect(cmd.enableOfflineQueue).to.equal(false);
