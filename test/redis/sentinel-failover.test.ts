@@ -17,20 +17,26 @@ async function untilDone<T>(fn: () => Promise<T | undefined>, timeoutMs: number,
   }
 }
 
-async function countKeys(topo: SentinelTopology, pattern: string): Promise<number> {
+async function scanKeys(topo: SentinelTopology, pattern: string): Promise<string[]> {
   const c = (await topo.primary()).client();
   try {
-    let n = 0;
+    const keys: string[] = [];
     let cursor = '0';
     do {
       const [next, found] = await c.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
       cursor = next;
-      n += found.length;
+      keys.push(...found);
     } while (cursor !== '0');
-    return n;
+    return keys;
   } finally {
     c.disconnect();
   }
+}
+
+/** The session key an access token names (`sub`, `sid`), as keys.ts builds it. */
+function sessionKey(prefix: string, token: string): string {
+  const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sub: string; sid: string };
+  return `${prefix}:sess:{u${claims.sub}}:${claims.sid}`;
 }
 
 /**
@@ -44,6 +50,8 @@ describe('redis: Sentinel failover', function () {
   let topo: SentinelTopology | undefined;
   let stack: Stack | undefined;
   let socket: TestClient | undefined;
+  /** the first test's login, made before the failover */
+  let first: LoginBody | undefined;
 
   before(async function () {
     // two replicas: after the failover the new primary still has one to WAIT for
@@ -71,6 +79,7 @@ describe('redis: Sentinel failover', function () {
       return r.status === 200 && r.body.verified ? r.body : undefined;
     }, 15000);
     expect((await get(stack!.url, '/profile', login.token)).status).to.equal(200);
+    first = login;
     // commands, queues, workers, pump, adapter pub/sub of 2 webs + 2 workers: all on the primary
     const names = String(await (await topo!.primary()).ask('CLIENT', 'LIST'))
       .split('\n')
@@ -147,8 +156,12 @@ describe('redis: Sentinel failover', function () {
     }
     const prefix = stack!.prefix;
     // one user per phone and one session per login: 1 from the first test, N here
-    expect(await countKeys(topo!, `${prefix}:sess:*`)).to.equal(N + 1);
-    expect(await countKeys(topo!, `${prefix}:phone:*`)).to.equal(N + 1);
+    const expected = [first!.token, ...tokens].map((t) => sessionKey(prefix, t));
+    const found = await scanKeys(topo!, `${prefix}:sess:*`);
+    const missing = expected.filter((k) => !found.includes(k));
+    const extra = found.filter((k) => !expected.includes(k));
+    expect({ missing, extra }, `first test's session ${expected[0]}; failover ${oldPort} → ${newPort}`).to.deep.equal({ missing: [], extra: [] });
+    expect(await scanKeys(topo!, `${prefix}:phone:*`)).to.have.length(N + 1);
 
     // the socket registered before the failover, on the same connection, hears its login after it
     expect((await untilDone(async () => ((await sendChat(web[0]!, `PIN: ${sEmoji}`)).status === 200 ? true : undefined), 30000)) === true);
