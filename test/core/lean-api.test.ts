@@ -82,6 +82,8 @@ describe('core: the lean API handler answers as the Koa routes do', function () 
     expect(koa.body).to.deep.equal(login);
     expect([lean.headers.get('content-type'), koa.headers.get('content-type')]).to.deep.equal(['application/json; charset=utf-8', 'application/json; charset=utf-8']);
     expect(headerNames(lean)).to.deep.equal(headerNames(koa));
+    // tokens: no cache may keep the answer (RFC 6749 §5.1)
+    expect([lean.headers.get('cache-control'), koa.headers.get('cache-control')]).to.deep.equal(['no-store', 'no-store']);
     expect(Number(lean.headers.get('content-length'))).to.equal(Buffer.byteLength(JSON.stringify(login)));
   });
 

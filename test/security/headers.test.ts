@@ -35,6 +35,8 @@ describe('security: response headers, CORS allowlist, no internals in answers', 
     expect(h.get('cross-origin-resource-policy')).to.equal('same-origin');
     expect(h.get('x-dns-prefetch-control')).to.equal('off');
     expect(h.get('x-powered-by')).to.equal(null);
+    // answers with tokens or a person's data are never kept by a cache (RFC 6749 §5.1)
+    expect(h.get('cache-control')).to.equal('no-store');
   }
 
   it("koa-helmet's headers on successes and on every kind of error", async function () {

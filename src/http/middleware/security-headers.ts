@@ -33,8 +33,17 @@ const pageHelmet = (): Middleware =>
     },
   });
 
-const apiHelmet = (): Middleware =>
-  helmet({ contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } });
+/**
+ * The API's answers hold tokens and personal data: no cache may keep them (RFC 6749 §5.1 for
+ * token answers; the rest are per user too). A route that may be cached (JWKS) sets its own.
+ */
+const apiHelmet = (): Middleware => {
+  const headers = helmet({ contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } });
+  return (ctx, next) => {
+    ctx.res.setHeader('Cache-Control', 'no-store');
+    return headers(ctx, next) as Promise<void>;
+  };
+};
 
 /**
  * The API's headers as a fixed list, for a handler outside Koa (fast-webhook.ts): the same
