@@ -57,6 +57,22 @@ export class RedisProcess {
     }
   }
 
+  /**
+   * How many replicas hold everything written so far, waiting up to `timeoutMs` for `replicas`.
+   * WAIT counts acknowledgements of the calling connection's own writes (none, on a fresh one:
+   * it would answer at once), so a marker is written first on the same connection; replication
+   * is in order, so the writes of every client before it are held too.
+   */
+  async replicated(replicas: number, timeoutMs: number): Promise<number> {
+    const c = this.client();
+    try {
+      await c.set('test:replication-mark', String(Date.now()));
+      return Number(await c.call('WAIT', replicas, timeoutMs));
+    } finally {
+      c.disconnect();
+    }
+  }
+
   async kill(): Promise<void> {
     if (!this.alive) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));

@@ -102,7 +102,7 @@ describe('redis: Sentinel failover', function () {
     await socket.next('pin-registered');
     // registrations are not waited for by the service (only webhooks and logins are): make sure
     // the replica has them, so the test is about the webhooks
-    expect(await (await topo!.primary()).ask('WAIT', 2, 5000)).to.equal(2);
+    expect(await (await topo!.primary()).replicated(2, 5000)).to.equal(2);
 
     const statuses = new Map<number, number>();
     let accepted = 0;
