@@ -326,7 +326,6 @@ function redisTopology(env: Env, redisUrl: string): RedisTopology {
   if (sentinels) return { kind: 'sentinel', sentinels, name, sentinelPassword, ...auth, commandTimeoutMs };
   if (nodes) return { kind: 'cluster', nodes, ...auth, commandTimeoutMs };
   return { kind: 'single', url: redisUrl, commandTimeoutMs };
-
 }
 
 function secret(env: Env, name: string): string | undefined {

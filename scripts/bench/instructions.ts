@@ -229,31 +229,28 @@ const rows: string[][] = [];
 try {
   const web = procfileScript('web');
   for (const endpoint of endpoints.filter((e) => e.name.includes(only))) {
-    const countService = async (): Promise<Counted> => {
-      const port = await freePort();
-      const out = dumpFile();
-      // Under callgrind V8 compiles on the main thread and the event loop can stall for seconds; a
-      // Redis reply waiting behind the stall would meet the 2 s command timeout first (503). The
-      // retry windows must outlast the timeout (config.ts); they only set keys' lifetimes.
-      const env = {
-        ...stack.serviceEnv('web-callgrind', port),
-        REDIS_COMMAND_TIMEOUT_MS: '60000',
-        COLLECT_RETRY_SECONDS: '120',
-        REFRESH_REUSE_SECONDS: '120',
-        ...endpoint.env,
-      };
-      const child = spawnNode('web-callgrind', web.script, env, [...web.nodeArgs, '--single-threaded'], port, callgrind(out));
-      return count(child, out, {
-        label: endpoint.name,
-        before: async () => {
-          await waitUntil(child, () => answers(`${child.url}/health`), 180_000);
-          await endpoint.prepare?.(child.url);
-        },
-        request: endpoint.request,
-        onAnswer: endpoint.onAnswer,
-      });
+    const port = await freePort();
+    const out = dumpFile();
+    // Under callgrind V8 compiles on the main thread and the event loop can stall for seconds; a
+    // Redis reply waiting behind the stall would meet the 2 s command timeout first (503). The
+    // retry windows stay longer than the timeout (else a warning at start); they only set keys' lifetimes.
+    const env = {
+      ...stack.serviceEnv('web-callgrind', port),
+      REDIS_COMMAND_TIMEOUT_MS: '60000',
+      COLLECT_RETRY_SECONDS: '120',
+      REFRESH_REUSE_SECONDS: '120',
+      ...endpoint.env,
     };
-    const service = await countService();
+    const child = spawnNode('web-callgrind', web.script, env, [...web.nodeArgs, '--single-threaded'], port, callgrind(out));
+    const service = await count(child, out, {
+      label: endpoint.name,
+      before: async () => {
+        await waitUntil(child, () => answers(`${child.url}/health`), 180_000);
+        await endpoint.prepare?.(child.url);
+      },
+      request: endpoint.request,
+      onAnswer: endpoint.onAnswer,
+    });
     // bare Koa as the benchmark starts it (no flags), same requests, same warm-up
     const baseOut = dumpFile();
     const baseline = await startBaseline({ nodeArgs: ['--single-threaded'], wrap: callgrind(baseOut), readyTimeoutMs: 180_000 });

@@ -4,6 +4,7 @@ import { randomEmoji, randomPhone, randomPin, sendChat, type LoginBody } from '.
 import { get, post } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
 import { SentinelTopology } from '../helpers/redis-topology.js';
+import { keys as keySchema } from '../../src/redis/keys.js';
 import { connected, type TestClient } from '../realtime/clients.js';
 
 /** Retries `fn` until it returns a value, counting the statuses it saw on the way. */
@@ -33,10 +34,10 @@ async function scanKeys(topo: SentinelTopology, pattern: string): Promise<string
   }
 }
 
-/** The session key an access token names (`sub`, `sid`), as keys.ts builds it. */
+/** The session key an access token names (`sub`, `sid`). */
 function sessionKey(prefix: string, token: string): string {
   const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sub: string; sid: string };
-  return `${prefix}:sess:{u${claims.sub}}:${claims.sid}`;
+  return keySchema(prefix).session(claims.sub, claims.sid);
 }
 
 /**
