@@ -1,5 +1,7 @@
+import type { Redis } from 'ioredis';
 import { blast, type BlastResult, type RequestSpec } from './load.js';
 import { answers, freePort, metered, spawnNode, stopChild, waitUntil, type Child } from './processes.js';
+import { redisCpuMs } from './redis.js';
 import { median, round } from './stats.js';
 
 /**
@@ -30,6 +32,10 @@ export interface Side {
   p99: number;
   /** CPU ms the process used per answered request, over all rounds */
   cpuPerRequest: number;
+  /** CPU ms the load generator (this process) used per answered request: it parses every answer's headers and body */
+  loadCpuPerRequest: number;
+  /** Redis's CPU ms per answered request (INFO cpu around each round; null for the baseline, which has none, or when not read) */
+  redisCpuPerRequest: number | null;
   ok: number;
   failed: number;
   rounds: BlastResult[];
@@ -47,12 +53,17 @@ export interface Paired {
   /** service CPU ÷ baseline CPU per answered request: steadier than req/s on a shared machine
    * (null when the baseline's rounds were too short for a clock tick of CPU) */
   cpuRatio: number | null;
+  /**
+   * all three processes' CPU per request, service (web node + Redis + load generator) ÷ baseline
+   * (bare Koa + load generator): on two busy cores the req/s ratio follows its inverse
+   */
+  sumCpuRatio: number | null;
   /** the service's warm-up blast (its requests count too, e.g. as accepted webhooks) */
   serviceWarmup: BlastResult | null;
 }
 
 /** What a figure compared with the baseline reports (the paired run without its warm-up). */
-export type Compared = Pick<Paired, 'baseline' | 'service' | 'ratio' | 'ratioRange' | 'p99Ratio' | 'cpuRatio'>;
+export type Compared = Pick<Paired, 'baseline' | 'service' | 'ratio' | 'ratioRange' | 'p99Ratio' | 'cpuRatio' | 'sumCpuRatio'>;
 
 export interface PairedRun {
   baseline: Child;
@@ -70,28 +81,37 @@ export interface PairedRun {
   connections: number;
   /** the service's answers (status, body) */
   onServiceBody?: (status: number, body: string) => void;
+  /**
+   * hand onServiceBody the warm-up's answers only: reading an answer (autocannon's header object,
+   * the body's parse) is the load generator's work on the same two cores, which the baseline's
+   * rounds do not do, so timed rounds that need no body leave it out
+   */
+  bodiesFromWarmupOnly?: boolean;
+  /** the service's Redis, whose CPU is read around each service round */
+  redis?: Redis;
 }
 
 export async function paired(run: PairedRun): Promise<Paired> {
   const load = run.amount !== undefined ? { connections: run.connections, amount: run.amount } : { connections: run.connections, seconds: run.seconds };
-  const serviceLoad = run.onServiceBody ? { ...load, onBody: run.onServiceBody } : load;
+  const serviceLoad = run.onServiceBody && run.bodiesFromWarmupOnly !== true ? { ...load, onBody: run.onServiceBody } : load;
   let serviceWarmup: BlastResult | null = null;
   if (run.warmupSeconds > 0 || run.warmupAmount !== undefined) {
     const warm = run.warmupAmount !== undefined ? { connections: run.connections, amount: run.warmupAmount } : { connections: run.connections, seconds: run.warmupSeconds };
     await blast(run.baseline.url, run.baselineRequest, warm);
     serviceWarmup = await blast(run.service.url, run.serviceRequest, run.onServiceBody ? { ...warm, onBody: run.onServiceBody } : warm);
   }
-  const baseCpu = { ms: 0 };
-  const svcCpu = { ms: 0 };
+  const baseCpu: Cpu = { ms: 0, load: 0, redis: null };
+  const svcCpu: Cpu = { ms: 0, load: 0, redis: run.redis ? 0 : null };
   const base: BlastResult[] = [];
   const svc: BlastResult[] = [];
   for (let r = 0; r < run.rounds; r++) {
-    base.push(await metered(run.baseline.pid, baseCpu, () => blast(run.baseline.url, run.baselineRequest, load)));
-    svc.push(await metered(run.service.pid, svcCpu, () => blast(run.service.url, run.serviceRequest, serviceLoad)));
+    base.push(await measured(run.baseline.pid, baseCpu, undefined, () => blast(run.baseline.url, run.baselineRequest, load)));
+    svc.push(await measured(run.service.pid, svcCpu, run.redis, () => blast(run.service.url, run.serviceRequest, serviceLoad)));
   }
   const ratios = svc.map((s, i) => s.rps / base[i]!.rps);
-  const baseline = side(base, baseCpu.ms);
-  const service = side(svc, svcCpu.ms);
+  const baseline = side(base, baseCpu);
+  const service = side(svc, svcCpu);
+  const sum = (s: Side): number => s.cpuPerRequest + s.loadCpuPerRequest + (s.redisCpuPerRequest ?? 0);
   return {
     baseline,
     service,
@@ -99,17 +119,41 @@ export async function paired(run: PairedRun): Promise<Paired> {
     ratioRange: [round(Math.min(...ratios), 2), round(Math.max(...ratios), 2)],
     p99Ratio: round(median(svc.map((s, i) => s.latency.p99 / base[i]!.latency.p99)), 2),
     cpuRatio: baseline.cpuPerRequest > 0 ? round(service.cpuPerRequest / baseline.cpuPerRequest, 2) : null,
+    sumCpuRatio: sum(baseline) > 0 && service.redisCpuPerRequest !== null ? round(sum(service) / sum(baseline), 2) : null,
     serviceWarmup,
   };
 }
 
-function side(rounds: BlastResult[], cpuMs: number): Side {
+/** CPU ms over a side's rounds: its server process, the load generator, and Redis (null: not read) */
+interface Cpu {
+  ms: number;
+  load: number;
+  redis: number | null;
+}
+
+/** One round, with the CPU each process used during it added to `into`. */
+async function measured<T>(pid: number, into: Cpu, redis: Redis | undefined, fn: () => Promise<T>): Promise<T> {
+  const redisBefore = redis ? await redisCpuMs(redis) : 0;
+  const loadBefore = process.cpuUsage();
+  try {
+    return await metered(pid, into, fn);
+  } finally {
+    const load = process.cpuUsage(loadBefore);
+    into.load += (load.user + load.system) / 1000;
+    if (redis && into.redis !== null) into.redis += (await redisCpuMs(redis)) - redisBefore;
+  }
+}
+
+function side(rounds: BlastResult[], cpu: Cpu): Side {
   const ok = rounds.reduce((a, r) => a + r.ok, 0);
+  const per = (ms: number): number => round(ms / Math.max(1, ok), 3);
   return {
     rps: round(median(rounds.map((r) => r.rps))),
     p50: round(median(rounds.map((r) => r.latency.p50)), 2),
     p99: round(median(rounds.map((r) => r.latency.p99)), 2),
-    cpuPerRequest: round(cpuMs / Math.max(1, ok), 3),
+    cpuPerRequest: per(cpu.ms),
+    loadCpuPerRequest: per(cpu.load),
+    redisCpuPerRequest: cpu.redis === null ? null : per(cpu.redis),
     ok,
     failed: rounds.reduce((a, r) => a + r.failed, 0),
     rounds,

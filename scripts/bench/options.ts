@@ -6,6 +6,8 @@
  * starts the service with `node --cpu-prof`; `--out=<dir>` writes latest.json and latest.html
  * there instead of bench/results/. `--rounds=N` sets the baseline/service alternations of the
  * ingestion and endpoint scenarios: more rounds give a steadier median on a busy machine.
+ * `--connections=N` sets the closed-loop blasts' keep-alive connections (default 32), for both
+ * the baseline and the service: how the ratios move with the number of clients in flight.
  */
 // `cost` runs last: its replies leave keys that expire within minutes, which would move the memory curves
 export const SCENARIOS = ['ingestion', 'login', 'endpoints', 'memory', 'cost'] as const;
@@ -143,6 +145,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   const onlyArg = argv.find((a) => a.startsWith('--only='));
   const outArg = argv.find((a) => a.startsWith('--out='));
   const roundsArg = argv.find((a) => a.startsWith('--rounds='));
+  const connectionsArg = argv.find((a) => a.startsWith('--connections='));
   let scenarios: ScenarioName[] = [...SCENARIOS];
   if (onlyArg) {
     const wanted = onlyArg.slice('--only='.length).split(',');
@@ -151,14 +154,20 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
     scenarios = SCENARIOS.filter((s) => wanted.includes(s));
   }
   const known = new Set(['--quick', '--smoke', '--profile']);
-  const stray = argv.filter((a) => !known.has(a) && !a.startsWith('--only=') && !a.startsWith('--out=') && !a.startsWith('--rounds='));
-  if (stray.length > 0) throw new Error(`unknown argument ${stray.join(' ')} (use --quick, --profile, --only=${SCENARIOS.join(',')}, --out=<dir>, --rounds=N)`);
+  const valued = ['--only=', '--out=', '--rounds=', '--connections='];
+  const stray = argv.filter((a) => !known.has(a) && !valued.some((v) => a.startsWith(v)));
+  if (stray.length > 0) throw new Error(`unknown argument ${stray.join(' ')} (use --quick, --profile, --only=${SCENARIOS.join(',')}, --out=<dir>, --rounds=N, --connections=N)`);
   const mode: Mode = smoke ? 'smoke' : quick ? 'quick' : 'full';
   let sizes = mode === 'smoke' ? SMOKE : mode === 'quick' ? QUICK : FULL;
   if (roundsArg) {
     const rounds = Number(roundsArg.slice('--rounds='.length));
     if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds wants a whole number ≥ 1, got ${roundsArg}`);
     sizes = { ...sizes, ingestionRounds: rounds, endpointRounds: rounds };
+  }
+  if (connectionsArg) {
+    const connections = Number(connectionsArg.slice('--connections='.length));
+    if (!Number.isInteger(connections) || connections < 1 || connections > 1024) throw new Error(`--connections wants a whole number from 1 to 1024, got ${connectionsArg}`);
+    sizes = { ...sizes, connections };
   }
   return { mode, profile, scenarios, sizes, outDir: outArg ? outArg.slice('--out='.length) : undefined };
 }

@@ -7,6 +7,7 @@ import type { IngestionFigures } from './scenarios/ingestion.js';
 import type { LoginFigures } from './scenarios/login.js';
 import type { CostMode, CostPoint } from './scenarios/login-cost.js';
 import type { MemoryFigures } from './scenarios/memory.js';
+import { round } from './stats.js';
 
 /**
  * The figures as tables (stdout: the figures beside their targets, then one table per curve)
@@ -189,6 +190,28 @@ export function curveTables(f: Figures): string[] {
             n(p.baseline.cpuPerRequest),
             n(p.cpuRatio),
           ]),
+        ),
+    );
+    out.push(
+      'CPU ms per request of every process on the two cores (the load generator parses each answer)\n' +
+        textTable(
+          ['endpoint', 'web node', 'Redis', 'load generator', 'sum', 'bare Koa', 'its load generator', 'sum', 'sum ratio', '1 ÷ req/s ratio'],
+          eps.map(([name, p]) => {
+            const s = p.service;
+            const b = p.baseline;
+            return [
+              name,
+              n(s.cpuPerRequest),
+              n(s.redisCpuPerRequest),
+              n(s.loadCpuPerRequest),
+              n(round(s.cpuPerRequest + (s.redisCpuPerRequest ?? 0) + s.loadCpuPerRequest, 3)),
+              n(b.cpuPerRequest),
+              n(b.loadCpuPerRequest),
+              n(round(b.cpuPerRequest + b.loadCpuPerRequest, 3)),
+              n(p.sumCpuRatio),
+              n(p.ratio > 0 ? round(1 / p.ratio, 2) : null),
+            ];
+          }),
         ),
     );
   }

@@ -23,7 +23,18 @@ interface Report {
       workers: Array<{ workers: number; loggedIn: number; logins: number; redisCommandsPerLogin: number; perSecond: number; runs: number[] }>;
     };
     cost: Array<{ mode: string; loggedIn: number; logins: number; messagesPerLogin: number; redisCommandsPerLogin: number }>;
-    endpoints: Record<string, { service: { ok: number; failed: number; cpuPerRequest: number }; baseline: { ok: number; cpuPerRequest: number }; ratio: number; ratioRange: [number, number]; p99Ratio: number; cpuRatio: number | null }>;
+    endpoints: Record<
+      string,
+      {
+        service: { ok: number; failed: number; cpuPerRequest: number; loadCpuPerRequest: number; redisCpuPerRequest: number | null };
+        baseline: { ok: number; cpuPerRequest: number; loadCpuPerRequest: number; redisCpuPerRequest: number | null };
+        ratio: number;
+        ratioRange: [number, number];
+        p99Ratio: number;
+        cpuRatio: number | null;
+        sumCpuRatio: number | null;
+      }
+    >;
     memory: {
       registrations: Array<{ registrations: number; prefixBytesPerRegistration: number }>;
       sessions: { logins: number; bytesPerSession: number };
@@ -107,6 +118,13 @@ describe('benchmark report (smoke sizes)', function () {
       if (e.baseline.cpuPerRequest > 0) expect(e.cpuRatio, name).to.be.closeTo(e.service.cpuPerRequest / e.baseline.cpuPerRequest, 0.01);
       else expect(e.cpuRatio, name).to.equal(null);
       expect(e.p99Ratio, name).to.be.a('number');
+      // every process on the cores is counted: the load generator on both sides, Redis on the service's only
+      expect(e.service.loadCpuPerRequest, name).to.be.greaterThan(0);
+      expect(e.baseline.loadCpuPerRequest, name).to.be.greaterThan(0);
+      expect(e.service.redisCpuPerRequest, name).to.be.a('number').and.at.least(0);
+      expect(e.baseline.redisCpuPerRequest, name).to.equal(null);
+      const sum = (s: { cpuPerRequest: number; loadCpuPerRequest: number; redisCpuPerRequest: number | null }): number => s.cpuPerRequest + s.loadCpuPerRequest + (s.redisCpuPerRequest ?? 0);
+      expect(e.sumCpuRatio, name).to.be.closeTo(sum(e.service) / sum(e.baseline), 0.02);
     }
     for (const figure of ['register-pin / baseline', 'refresh-token p99 / baseline p99', 'service / baseline (median of rounds)']) {
       expect(report.targets.map((t) => t.figure)).to.include(figure);
@@ -114,7 +132,7 @@ describe('benchmark report (smoke sizes)', function () {
   });
 
   it('prints the figures and each curve as a table', () => {
-    for (const title of ['Throughput per endpoint', 'Logins/s against worker processes', 'Cost per login, one worker', 'Webhook → auth-success against offered load', 'Redis memory against active registrations', 'web-1 RSS against sockets']) {
+    for (const title of ['Throughput per endpoint', 'CPU ms per request of every process', 'Logins/s against worker processes', 'Cost per login, one worker', 'Webhook → auth-success against offered load', 'Redis memory against active registrations', 'web-1 RSS against sockets']) {
       expect(stdout).to.include(title);
     }
   });

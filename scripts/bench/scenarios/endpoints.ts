@@ -3,7 +3,7 @@ import { jsonPost, pairFrom, profileRequest, refreshRequest, registerRequest, ty
 import { runAll, type RequestSpec } from '../load.js';
 import { queueLogins } from '../logins.js';
 import { pinFor } from '../payloads.js';
-import { CompletionCounter } from '../redis.js';
+import { benchRedis, CompletionCounter } from '../redis.js';
 
 /**
  * The client-facing endpoints on one web node, each paired with the bare Koa baseline answering
@@ -11,7 +11,7 @@ import { CompletionCounter } from '../redis.js';
  * PIN, without an emoji string: the server draws one, as production's EMOJI_CHOICE=server does
  * for every registration), check-login while pending (polling 200 PINs round robin, as apps do),
  * check-login once verified (each request collects one real login: rounds of a set count, after
- * a warm-up round of the same count), profile (the access tokens of `sessionPool` of those logins,
+ * a warm-up round of the same count, whose answers give the token pairs), profile (the access tokens of `sessionPool` of those logins,
  * polled in turn) and refresh-token (the same sessions; each answer's new pair goes back in the
  * pool: a refresh token is only ever presented once).
  */
@@ -26,6 +26,15 @@ export interface EndpointFigures {
 const POOL = 200;
 
 export async function endpoints(ctx: BenchContext): Promise<EndpointFigures> {
+  const redis = benchRedis();
+  try {
+    return await measure(ctx, redis);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function measure(ctx: BenchContext, redis: ReturnType<typeof benchRedis>): Promise<EndpointFigures> {
   const { stack, sizes, seq } = ctx;
   if (!stack.worker) await stack.startWorker();
   const web = stack.webs[0]!;
@@ -37,6 +46,7 @@ export async function endpoints(ctx: BenchContext): Promise<EndpointFigures> {
     seconds: sizes.endpointSeconds,
     warmupSeconds: sizes.warmupSeconds,
     connections: sizes.connections,
+    redis,
   };
   const register = (): RequestSpec => jsonPost('/register-pin', { pin: pinFor(seq.take()) });
 
@@ -67,6 +77,8 @@ export async function endpoints(ctx: BenchContext): Promise<EndpointFigures> {
     amount: perRound,
     baselineRequest: check,
     serviceRequest: collect,
+    // the warm-up's answers give the pairs profile and refresh-token need
+    bodiesFromWarmupOnly: true,
     onServiceBody: (status, body) => {
       const p = pairFrom(status, body);
       if (p) pairs.push(p);
