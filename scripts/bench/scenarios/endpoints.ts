@@ -11,9 +11,9 @@ import { benchRedis, CompletionCounter } from '../redis.js';
  * PIN, without an emoji string: the server draws one, as production's EMOJI_CHOICE=server does
  * for every registration), check-login while pending (polling 200 PINs round robin, as apps do),
  * check-login once verified (each request collects one real login: rounds of a set count, after
- * a warm-up round of the same count, whose answers give the token pairs), profile (the access tokens of `sessionPool` of those logins,
- * polled in turn) and refresh-token (the same sessions; each answer's new pair goes back in the
- * pool: a refresh token is only ever presented once).
+ * a warm-up round of the same count, whose answers give the token pairs), profile (the access
+ * tokens of `sessionPool` of those logins, polled in turn) and refresh-token (the same sessions;
+ * each answer's new pair goes back in the pool: a refresh token is only ever presented once).
  */
 export interface EndpointFigures {
   registerPin: Paired;
