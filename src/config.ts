@@ -323,9 +323,12 @@ function redisTopology(env: Env, redisUrl: string): RedisTopology {
   const name = str(env, 'REDIS_SENTINEL_NAME') ?? 'mymaster';
   const sentinelPassword = str(env, 'REDIS_SENTINEL_PASSWORD');
   const commandTimeoutMs = int(env, 'REDIS_COMMAND_TIMEOUT_MS', 2000, 100, 60_000);
-  if (sentinels) return { kind: 'sentinel', sentinels, name, sentinelPassword, ...auth, commandTimeoutMs };
-  if (nodes) return { kind: 'cluster', nodes, ...auth, commandTimeoutMs };
-  return { kind: 'single', url: redisUrl, commandTimeoutMs };
+  const place = sentinels
+    ? ({ kind: 'sentinel', sentinels, name, sentinelPassword, ...auth } as const)
+    : nodes
+      ? ({ kind: 'cluster', nodes, ...auth } as const)
+      : ({ kind: 'single', url: redisUrl } as const);
+  return { ...place, commandTimeoutMs };
 }
 
 function secret(env: Env, name: string): string | undefined {

@@ -173,6 +173,8 @@ export class Registrations {
       case 'failed':
         throw new AppError('LOGIN_FAILED');
       case 'verified':
+        // handed on unparsed, so checked for the one shape it is written in: a JSON object
+        if (!result.startsWith('{') || !result.endsWith('}')) throw new AppError('INTERNAL_ERROR', undefined, { cause: new Error(`registration ${pinId} holds no login result`) });
         return { state: 'verified', pinId, userId, resultJson: result };
       case 'expired':
         throw new AppError('PIN_EXPIRED');
