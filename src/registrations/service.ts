@@ -9,7 +9,7 @@ import type { RegistrationPolicy } from '../config.js';
 import type { BudgetSet, Limits } from '../security/limits.js';
 import type { ProbeVia, Probes } from '../security/probes.js';
 import { emojiHash, normalEmojiHash } from './emoji.js';
-import { drawEmojiStrings } from './emoji-alphabet.js';
+import { drawEmojiStrings, drawnBits } from './emoji-alphabet.js';
 import { pinBits, type PinHasher } from './pin.js';
 import { parseLoginResult, type LoginResult } from '../auth/login-result.js';
 import { encodeOrigin, type Origin } from '../auth/origin.js';
@@ -59,8 +59,14 @@ export interface RegistrationSettings {
   collectRetrySeconds: number;
 }
 
-/** Server-drawn candidates per registration: the first one no registration holds is taken. */
-const CANDIDATES = 4;
+/**
+ * Server-drawn candidates per round; the script takes the first one no registration holds. A
+ * drawn string of 40 bits or more (EMOJI_LENGTH 7 or more) is held already with probability
+ * under 10^-5 even with 10 million registrations pending, so one a round does, and a second
+ * round (one more script call) is the rare cost; shorter strings are drawn four at a time, so
+ * that three rounds all taken stays out of reach however full their smaller space gets.
+ */
+export const candidatesPerRound = (length: number): number => (drawnBits(length) >= 40 ? 1 : 4);
 /** Rounds of candidates before giving up (all taken at once: practically never). */
 const DRAW_ROUNDS = 3;
 /** Cancels run again when a login claimed the registration between their two phases; it can't keep happening. */
@@ -110,7 +116,7 @@ export class Registrations {
     let out: ScriptAnswer = ['retry'];
     let drawn: string[] = [];
     for (let round = 0; round < DRAW_ROUNDS && out[0] === 'retry'; round++) {
-      drawn = emojiString === undefined ? drawEmojiStrings(CANDIDATES, policy.emojiLength) : [];
+      drawn = emojiString === undefined ? drawEmojiStrings(candidatesPerRound(policy.emojiLength), policy.emojiLength) : [];
       out = await this.scripts.phase(
         'register',
         registerSteps(this.keys, budgets, {

@@ -5,6 +5,7 @@ import { Scripts } from '../../../src/redis/scripts.js';
 import { emojiHash, isEmojiString, normalEmojiHash, normaliseEmoji } from '../../../src/registrations/emoji.js';
 import { drawEmojiStrings, drawnBits, EMOJI_ALPHABET } from '../../../src/registrations/emoji-alphabet.js';
 import { pinBits } from '../../../src/registrations/pin.js';
+import { candidatesPerRound } from '../../../src/registrations/service.js';
 import { ipGroup } from '../../../src/security/ip-group.js';
 import { checkSteps } from '../../../src/registrations/steps.js';
 import { Limits, type BudgetSet } from '../../../src/security/limits.js';
@@ -84,6 +85,19 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
     expect(chiSquare).to.be.below(130); // 63 degrees of freedom: p < 1e-6 above this
     expect(new Set(strings).size).to.equal(1600);
     for (const text of strings.slice(0, 50)) expect(normalEmojiHash(text)).to.equal(emojiHash(text));
+  });
+
+  it('candidates per round: one from 40 bits up (EMOJI_LENGTH 7+), four below, so three rounds all taken stay out of reach', function () {
+    expect([4, 5, 6, 7, 8, 16].map(candidatesPerRound)).to.deep.equal([4, 4, 4, 1, 1, 1]);
+    // the worst case each rule is meant for: 10 million pending registrations
+    const pending = 10_000_000;
+    for (const length of [4, 5, 6, 7, 8]) {
+      const taken = Math.min(1, pending / 2 ** drawnBits(length));
+      const roundTaken = taken ** candidatesPerRound(length);
+      if (length >= 7) expect(taken, `length ${length}`).to.be.below(1e-5);
+      // three rounds all taken: never with a sane length (below 1 in 10^12 from 5 emoji up)
+      if (length >= 5) expect(roundTaken ** 3, `length ${length}`).to.be.below(1e-12);
+    }
   });
 
   describe('budgets in the scripts (real Redis)', function () {
