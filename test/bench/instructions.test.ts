@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { ensureDebianPackages } from '../helpers/debian.js';
-import { ROOT } from '../helpers/processes.js';
+import { runNode } from '../helpers/processes.js';
 import { REDIS_URL } from '../helpers/redis.js';
 import { classify } from '../../scripts/bench/callgrind.js';
 
@@ -22,16 +21,7 @@ describe('instructions per request (callgrind, a few requests)', function () {
     if (process.env.PIN_AUTH_NESTED_SUITE === '1') this.skip();
     const missing = ensureDebianPackages(['/usr/bin/valgrind', '/usr/bin/callgrind_control'], ['valgrind']);
     expect(missing, missing).to.equal(undefined);
-    const child = spawn(process.execPath, ['dist/scripts/bench/instructions.js', '150', '--warmup=1000', '--sessions=64'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', REDIS_URL },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, stdout, stderr } = await runNode(['dist/scripts/bench/instructions.js', '150', '--warmup=1000', '--sessions=64'], { REDIS_URL });
     expect(code, stderr.slice(-3000)).to.equal(0);
     for (const endpoint of ['register-pin', 'register-pin (server draws)', 'check-login (pending)', 'check-login (verified)', 'profile', 'refresh-token', 'webhook']) {
       const row = stdout.split('\n').find((line) => line.startsWith(`${endpoint}  `));

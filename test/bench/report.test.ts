@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ROOT } from '../helpers/processes.js';
+import { runNode } from '../helpers/processes.js';
 import { REDIS_URL } from '../helpers/redis.js';
 
 /**
@@ -53,16 +52,9 @@ describe('benchmark report (smoke sizes)', function () {
 
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'bench-report-'));
-    const child = spawn(process.execPath, ['dist/scripts/bench.js', '--smoke', `--out=${dir}`], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', REDIS_URL },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    if (code !== 0) throw new Error(`bench --smoke exited ${code}:\n${stderr.slice(-4000)}`);
+    const run = await runNode(['dist/scripts/bench.js', '--smoke', `--out=${dir}`], { REDIS_URL });
+    stdout = run.stdout;
+    if (run.code !== 0) throw new Error(`bench --smoke exited ${run.code}:\n${run.stderr.slice(-4000)}`);
     report = JSON.parse(readFileSync(path.join(dir, 'latest.json'), 'utf8')) as Report;
     html = readFileSync(path.join(dir, 'latest.html'), 'utf8');
   });

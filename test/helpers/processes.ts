@@ -9,6 +9,24 @@ import { cleanPrefix, REDIS_URL, uniquePrefix } from './redis.js';
 /** The repository root (tests run from dist/test/helpers). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
+/** What a finished child process printed, and how it ended. */
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node <args>` from the repository root with only `env` (PATH added) and waits for it to end. */
+export async function runNode(args: string[], env: Record<string, string>): Promise<Finished> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, stdout, stderr };
+}
+
 /** The Procfile's command for a role, so tests start processes exactly as a dyno would. */
 export function procfileCommand(role: 'web' | 'worker'): string[] {
   const line = readFileSync(path.join(ROOT, 'Procfile'), 'utf8')

@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { ConfigError, loadConfig, shortRetryWindows, type RedisTopology } from '../../src/config.js';
 import { clusterOptions, redisOptions, sentinelOptions } from '../../src/redis/connection.js';
-import { ROOT } from '../helpers/processes.js';
+import { runNode } from '../helpers/processes.js';
 
 /** REDIS_SENTINELS / REDIS_CLUSTER_NODES / REDIS_WAIT_*: parsed once, refused with one line. */
 describe('redis: topology configuration', function () {
@@ -75,14 +74,7 @@ describe('redis: topology configuration', function () {
   });
 
   it('a process refuses to start on a cluster with REDIS_WAIT_REPLICAS, with one line (WAIT is per primary)', async function () {
-    const child = spawn('node', ['dist/src/bin/worker.js'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', REDIS_CLUSTER_NODES: '127.0.0.1:1', REDIS_WAIT_REPLICAS: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let err = '';
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, stderr: err } = await runNode(['dist/src/bin/worker.js'], { NODE_ENV: 'test', REDIS_CLUSTER_NODES: '127.0.0.1:1', REDIS_WAIT_REPLICAS: '1' });
     expect(code).to.equal(1);
     expect(err.trim()).to.match(/^pin-auth: configuration error: REDIS_WAIT_REPLICAS is not available with REDIS_CLUSTER_NODES yet/);
   });
