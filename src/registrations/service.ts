@@ -63,8 +63,8 @@ export interface RegistrationSettings {
  * Server-drawn candidates per round; the script takes the first one no registration holds. A
  * drawn string of 40 bits or more (EMOJI_LENGTH 7 or more) is held already with probability
  * under 10^-5 even with 10 million registrations pending, so one a round does, and a second
- * round (one more script call) is the rare cost; shorter strings are drawn four at a time, so
- * that three rounds all taken stays out of reach however full their smaller space gets.
+ * round (one more script call) is the rare cost. Shorter strings have a space that pending
+ * registrations can fill a noticeable part of, so they are drawn four at a time.
  */
 export const candidatesPerRound = (length: number): number => (drawnBits(length) >= 40 ? 1 : 4);
 /** Rounds of candidates before giving up (all taken at once: practically never). */
