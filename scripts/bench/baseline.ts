@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { blast, type BlastResult, type RequestSpec } from './load.js';
 import { answers, freePort, metered, spawnNode, stopChild, waitUntil, type Child } from './processes.js';
-import { redisCpuMs } from './redis.js';
+import { benchRedis, redisCpuMs } from './redis.js';
 import { median, round } from './stats.js';
 
 /**
@@ -34,7 +34,7 @@ export interface Side {
   cpuPerRequest: number;
   /** CPU ms the load generator (this process) used per answered request: it parses every answer's headers and body */
   loadCpuPerRequest: number;
-  /** Redis's CPU ms per answered request (INFO cpu around each round; null for the baseline, which has none, or when not read) */
+  /** Redis's CPU ms per answered request (INFO cpu around each round; null for the baseline, which has none) */
   redisCpuPerRequest: number | null;
   ok: number;
   failed: number;
@@ -87,8 +87,6 @@ export interface PairedRun {
    * rounds do not do, so timed rounds that need no body leave it out
    */
   bodiesFromWarmupOnly?: boolean;
-  /** the service's Redis, whose CPU is read around each service round */
-  redis?: Redis;
 }
 
 export async function paired(run: PairedRun): Promise<Paired> {
@@ -101,17 +99,22 @@ export async function paired(run: PairedRun): Promise<Paired> {
     serviceWarmup = await blast(run.service.url, run.serviceRequest, run.onServiceBody ? { ...warm, onBody: run.onServiceBody } : warm);
   }
   const baseCpu: Cpu = { ms: 0, load: 0, redis: null };
-  const svcCpu: Cpu = { ms: 0, load: 0, redis: run.redis ? 0 : null };
+  const svcCpu: Cpu = { ms: 0, load: 0, redis: 0 };
   const base: BlastResult[] = [];
   const svc: BlastResult[] = [];
-  for (let r = 0; r < run.rounds; r++) {
-    base.push(await measured(run.baseline.pid, baseCpu, undefined, () => blast(run.baseline.url, run.baselineRequest, load)));
-    svc.push(await measured(run.service.pid, svcCpu, run.redis, () => blast(run.service.url, run.serviceRequest, serviceLoad)));
+  // the service's Redis, whose CPU is read around each service round (bare Koa has none)
+  const redis = benchRedis();
+  try {
+    for (let r = 0; r < run.rounds; r++) {
+      base.push(await measured(run.baseline.pid, baseCpu, undefined, () => blast(run.baseline.url, run.baselineRequest, load)));
+      svc.push(await measured(run.service.pid, svcCpu, redis, () => blast(run.service.url, run.serviceRequest, serviceLoad)));
+    }
+  } finally {
+    redis.disconnect();
   }
   const ratios = svc.map((s, i) => s.rps / base[i]!.rps);
   const baseline = side(base, baseCpu);
   const service = side(svc, svcCpu);
-  const sum = (s: Side): number => s.cpuPerRequest + s.loadCpuPerRequest + (s.redisCpuPerRequest ?? 0);
   return {
     baseline,
     service,
@@ -119,10 +122,13 @@ export async function paired(run: PairedRun): Promise<Paired> {
     ratioRange: [round(Math.min(...ratios), 2), round(Math.max(...ratios), 2)],
     p99Ratio: round(median(svc.map((s, i) => s.latency.p99 / base[i]!.latency.p99)), 2),
     cpuRatio: baseline.cpuPerRequest > 0 ? round(service.cpuPerRequest / baseline.cpuPerRequest, 2) : null,
-    sumCpuRatio: sum(baseline) > 0 && service.redisCpuPerRequest !== null ? round(sum(service) / sum(baseline), 2) : null,
+    sumCpuRatio: cpuSum(baseline) > 0 && service.redisCpuPerRequest !== null ? round(cpuSum(service) / cpuSum(baseline), 2) : null,
     serviceWarmup,
   };
 }
+
+/** CPU ms per request of every process on a side: its server, Redis (the service's) and the load generator. */
+export const cpuSum = (s: Side): number => s.cpuPerRequest + (s.redisCpuPerRequest ?? 0) + s.loadCpuPerRequest;
 
 /** CPU ms over a side's rounds: its server process, the load generator, and Redis (null: not read) */
 interface Cpu {

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Compared } from './baseline.js';
+import { cpuSum, type Compared } from './baseline.js';
 import type { EndpointFigures } from './scenarios/endpoints.js';
 import type { IngestionFigures } from './scenarios/ingestion.js';
 import type { LoginFigures } from './scenarios/login.js';
@@ -204,10 +204,10 @@ export function curveTables(f: Figures): string[] {
               n(s.cpuPerRequest),
               n(s.redisCpuPerRequest),
               n(s.loadCpuPerRequest),
-              n(round(s.cpuPerRequest + (s.redisCpuPerRequest ?? 0) + s.loadCpuPerRequest, 3)),
+              n(round(cpuSum(s), 3)),
               n(b.cpuPerRequest),
               n(b.loadCpuPerRequest),
-              n(round(b.cpuPerRequest + b.loadCpuPerRequest, 3)),
+              n(round(cpuSum(b), 3)),
               n(p.sumCpuRatio),
               n(p.ratio > 0 ? round(1 / p.ratio, 2) : null),
             ];

@@ -3,7 +3,7 @@ import { jsonPost, pairFrom, profileRequest, refreshRequest, registerRequest, ty
 import { runAll, type RequestSpec } from '../load.js';
 import { queueLogins } from '../logins.js';
 import { pinFor } from '../payloads.js';
-import { benchRedis, CompletionCounter } from '../redis.js';
+import { CompletionCounter } from '../redis.js';
 
 /**
  * The client-facing endpoints on one web node, each paired with the bare Koa baseline answering
@@ -26,15 +26,6 @@ export interface EndpointFigures {
 const POOL = 200;
 
 export async function endpoints(ctx: BenchContext): Promise<EndpointFigures> {
-  const redis = benchRedis();
-  try {
-    return await measure(ctx, redis);
-  } finally {
-    redis.disconnect();
-  }
-}
-
-async function measure(ctx: BenchContext, redis: ReturnType<typeof benchRedis>): Promise<EndpointFigures> {
   const { stack, sizes, seq } = ctx;
   if (!stack.worker) await stack.startWorker();
   const web = stack.webs[0]!;
@@ -46,7 +37,6 @@ async function measure(ctx: BenchContext, redis: ReturnType<typeof benchRedis>):
     seconds: sizes.endpointSeconds,
     warmupSeconds: sizes.warmupSeconds,
     connections: sizes.connections,
-    redis,
   };
   const register = (): RequestSpec => jsonPost('/register-pin', { pin: pinFor(seq.take()) });
 

@@ -2,7 +2,7 @@ import { paired, type Compared } from '../baseline.js';
 import { webhookRequest, type BenchContext } from '../context.js';
 import type { RequestSpec } from '../load.js';
 import { cpuMs } from '../processes.js';
-import { benchRedis, CompletionCounter } from '../redis.js';
+import { CompletionCounter } from '../redis.js';
 import { now, round } from '../stats.js';
 import { keys } from '../../../src/redis/keys.js';
 
@@ -32,18 +32,16 @@ export async function ingestion(ctx: BenchContext): Promise<IngestionFigures> {
   const baseline = await stack.baseline();
   const next = (): RequestSpec => webhookRequest(ctx, seq.take());
   ctx.log(`ingestion: warm-up, then ${sizes.ingestionRounds} × (baseline, service) of ${sizes.ingestionSeconds} s`);
-  const redis = benchRedis();
   const run = await paired({
     baseline,
     service: stack.webs[0]!,
-    redis,
     baselineRequest: next,
     serviceRequest: next,
     rounds: sizes.ingestionRounds,
     seconds: sizes.ingestionSeconds,
     warmupSeconds: sizes.warmupSeconds,
     connections: sizes.connections,
-  }).finally(() => redis.disconnect());
+  });
   const accepted = (run.serviceWarmup?.ok ?? 0) + run.service.ok;
   const refused = (run.serviceWarmup?.failed ?? 0) + run.service.failed;
   // waiting in Redis: in the web's intake stream, or already on the queue (the pump runs in workers)
