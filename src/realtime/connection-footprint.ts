@@ -97,19 +97,46 @@ function compactListeners(emitter: unknown): void {
   (emitter as ListenerTable)._events = fast;
 }
 
+/**
+ * Gives an array the room of its entries only. An array made empty and then pushed to keeps room
+ * for 17 entries (≈ 150 B); a copy holds exactly what it has. Three such arrays of a connection
+ * get their entries when it opens and keep them unchanged while it is open. The libraries read
+ * each array from its property every time, so a replaced one is the one they use.
+ */
+function exactArray(holder: unknown, key: string): void {
+  const table = holder as Record<string, unknown> | null | undefined;
+  const entries = table?.[key];
+  if (Array.isArray(entries)) table![key] = entries.slice();
+}
+
 /** engine.io's socket and transport as compactConnection reads them. */
 interface EngineConnection {
   transport: { socket?: unknown };
+  /** the transport's clean-ups, one pushed per transport set */
+  cleanupFn?: unknown[];
   once(event: 'upgrade', listener: (transport: { socket?: unknown }) => void): unknown;
+}
+
+/** What compactConnection reads of a Socket.IO socket: its catch-all listeners, its client's packet decoder. */
+interface SocketInternals {
+  _anyListeners?: unknown[];
+  client?: { decoder?: { _callbacks?: Record<string, unknown> } };
 }
 
 /**
  * Compacts the listener tables a connection keeps while it is open: the Socket.IO socket (call
  * this once its handlers are bound), engine.io's socket, its transport and the websocket under
- * it; after a polling connection upgrades, the new transport's too.
+ * it; after a polling connection upgrades, the new transport's too. The arrays a connection
+ * fills once are cut to size: the socket's catch-all listeners (the event dispatcher), the
+ * decoder's 'decoded' listeners and engine.io's transport clean-ups.
  */
 export function compactConnection(socket: Socket): void {
   const conn = socket.conn as unknown as EngineConnection;
+  const internals = socket as unknown as SocketInternals;
+  exactArray(internals, '_anyListeners');
+  // component-emitter's table: '$' and the event's name
+  exactArray(internals.client?.decoder?._callbacks, '$decoded');
+  exactArray(conn, 'cleanupFn');
   compactListeners(socket);
   compactListeners(conn);
   compactListeners(conn.transport);
@@ -120,6 +147,8 @@ export function compactConnection(socket: Socket): void {
     conn.once('upgrade', (transport) => {
       compactListeners(transport);
       compactListeners(transport.socket);
+      // emitted once the polling transport's clean-up ran and the websocket's was pushed
+      exactArray(conn, 'cleanupFn');
     });
   }
 }

@@ -23,6 +23,13 @@ async function collect(): Promise<void> {
 }
 
 type Watched = { request: WeakRef<IncomingMessage>; response: WeakRef<object> };
+
+/** The arrays a connection fills once when it opens (compactConnection cuts them to size). */
+type FilledArrays = { anyListeners: unknown; decoded: unknown; cleanups: unknown };
+function filledArrays(socket: Socket): FilledArrays {
+  const s = socket as unknown as { _anyListeners?: unknown; client: { decoder: { _callbacks: Record<string, unknown> } } };
+  return { anyListeners: s._anyListeners, decoded: s.client.decoder._callbacks.$decoded, cleanups: (socket.conn as unknown as { cleanupFn: unknown }).cleanupFn };
+}
 type Reading = { ua: string | undefined; ip: string };
 
 /**
@@ -41,17 +48,21 @@ function footprintServer(beside: (http: ReturnType<typeof createServer>) => void
     watched.push({ request: new WeakRef(req), response: new WeakRef(res) });
     next();
   });
-  const connected: Array<{ socket: Socket; reading: Reading | undefined }> = [];
+  const connected: Array<{ socket: Socket; reading: Reading | undefined; arrays: FilledArrays }> = [];
   io.on('connection', (socket) => {
-    connected.push({ socket, reading: take(socket) });
     socket.on('echo', (value: unknown, ack: (v: unknown) => void) => ack(value));
+    // as the service's event dispatcher does (handlers.ts)
+    socket.onAny((event: unknown) => anyEvents.push(String(event)));
+    connected.push({ socket, reading: take(socket), arrays: filledArrays(socket) });
     compactConnection(socket);
   });
+  const anyEvents: string[] = [];
   const clients: TestClient[] = [];
   return {
     take,
     watched,
     connected,
+    anyEvents,
     listen: () => new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve)),
     async open(opts: Parameters<typeof connectedClient>[1] = {}): Promise<TestClient> {
       const c = await connectedClient(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { extraHeaders: { 'user-agent': 'footprint-test/1.0' }, ...opts });
@@ -133,6 +144,25 @@ describe('realtime: a connection keeps only what it reads of its handshake', fun
     expect(await gone).to.equal('client namespace disconnect');
   });
 
+  it('the arrays a connection fills when it opens are copies holding the same entries, and still work', async function () {
+    const c = await open();
+    const { socket, arrays } = connected[connected.length - 1]!;
+    const now = filledArrays(socket);
+    for (const name of ['anyListeners', 'decoded', 'cleanups'] as const) {
+      expect(now[name], name).to.be.an('array').that.is.not.empty;
+      expect(now[name], name).to.not.equal(arrays[name]);
+      expect(now[name], name).to.deep.equal(arrays[name]);
+    }
+    // the catch-all listener and the decoder's listener still run; closing runs the clean-ups
+    const seen = server.anyEvents.length;
+    expect(await c.socket.timeout(5000).emitWithAck('echo', 'copied')).to.equal('copied');
+    expect(server.anyEvents.slice(seen)).to.deep.equal(['echo']);
+    const closed = new Promise<void>((resolve) => socket.conn.once('close', () => resolve()));
+    c.close();
+    await closed;
+    expect(filledArrays(socket).cleanups).to.deep.equal([]);
+  });
+
   it("a polling connection's new transport gets fast tables once it upgrades", async function () {
     const c = await open({ transports: ['polling', 'websocket'] });
     const { socket } = connected[connected.length - 1]!;
@@ -143,6 +173,8 @@ describe('realtime: a connection keeps only what it reads of its handshake', fun
     expect(hasFastProperties((socket.conn as unknown as { _events: object })._events), "engine.io's socket").to.equal(true);
     expect(hasFastProperties(transport._events), 'websocket transport').to.equal(true);
     expect(hasFastProperties(transport.socket._events), 'ws socket').to.equal(true);
+    // the polling transport's clean-up ran; the websocket's, pushed by the upgrade, is the one left
+    expect(filledArrays(socket).cleanups).to.be.an('array').with.length(1);
     expect(await c.socket.timeout(5000).emitWithAck('echo', 'upgraded')).to.equal('upgraded');
   });
 
