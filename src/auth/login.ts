@@ -7,6 +7,7 @@ import { emojiHash } from '../registrations/emoji.js';
 import { newShortId, newUserId } from './ids.js';
 import { parseLoginResult, type LoginResult } from './login-result.js';
 import { decodeOrigin, type Origin } from './origin.js';
+import { parseRoles } from './roles.js';
 import { MAX_SESSIONS_PER_USER, type Sessions } from './sessions.js';
 import type { TokenService } from './tokens.js';
 
@@ -113,7 +114,7 @@ export class LoginProcessor {
     if (claim[0] !== 'claimed') return { outcome: 'no-match', phone: message.phone };
     const [, pinId = '', pinHash = '', sid = '', refreshJti = '', userId = '', userName = '', , phone = '', rolesJson = '[]'] = claim;
 
-    const roles = parseRoles(rolesJson);
+    const roles = parseRoles(rolesJson, ['user']);
     const pair = this.tokens.issuePair(userId, sid, roles, refreshJti);
     const result: LoginResult = {
       token: pair.token,
@@ -128,14 +129,5 @@ export class LoginProcessor {
     ]);
     if (done !== 1) return { outcome: 'already-done', pinId, signedIn: false };
     return { outcome: 'logged-in', pinId, pinHash, result, phone };
-  }
-}
-
-function parseRoles(raw: string): string[] {
-  try {
-    const v: unknown = JSON.parse(raw);
-    return Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string') : ['user'];
-  } catch {
-    return ['user'];
   }
 }

@@ -5,6 +5,7 @@ import type { Scripts } from '../redis/scripts.js';
 import { newShortId } from './ids.js';
 import type { User } from './login-result.js';
 import { decodeOrigin } from './origin.js';
+import { parseRoles } from './roles.js';
 import type { TokenClaims, TokenService } from './tokens.js';
 
 /**
@@ -107,7 +108,7 @@ export class Sessions {
     const { sub: userId, sid } = access;
     let rolesJson = JSON.stringify(access.roles ?? []);
     for (let attempt = 0; attempt < ROLE_ATTEMPTS; attempt++) {
-      const issued = this.tokens.issuePair(userId, sid, parseRoles(rolesJson), newShortId(), { remember: true });
+      const issued = this.tokens.issuePair(userId, sid, parseRoles(rolesJson, []), newShortId(), { remember: true });
       const pair: IssuedPair = { token: issued.token, refreshToken: issued.refreshToken };
       const [outcome, kept = ''] = await this.scripts.strings('rotate-session', [
         this.keys.session(userId, sid),
@@ -183,14 +184,6 @@ const USER_FIELDS = ['id', 'name', 'surname', 'phone', 'roles'] as const;
 
 function userFrom([id, name, surname, phone, roles]: (string | null)[]): User {
   if (!id) throw new AppError('AUTHENTICATION_FAILED', 'User not found');
-  return { id, name: name ?? '', surname: surname ?? '', phone: phone ?? '', roles: parseRoles(roles) };
+  return { id, name: name ?? '', surname: surname ?? '', phone: phone ?? '', roles: parseRoles(roles, []) };
 }
 
-function parseRoles(raw: string | null | undefined): string[] {
-  try {
-    const v: unknown = JSON.parse(raw ?? '[]');
-    return Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string') : [];
-  } catch {
-    return [];
-  }
-}
