@@ -59,6 +59,7 @@ function footprintServer(beside: (http: ReturnType<typeof createServer>) => void
   const anyEvents: string[] = [];
   const clients: TestClient[] = [];
   return {
+    io,
     take,
     watched,
     connected,
@@ -161,6 +162,46 @@ describe('realtime: a connection keeps only what it reads of its handshake', fun
     c.close();
     await closed;
     expect(filledArrays(socket).cleanups).to.deep.equal([]);
+  });
+
+  it("the one-time 'close' and 'error' listeners are plain, and a connection still ends once", async function () {
+    const c = await open();
+    const { socket } = connected[connected.length - 1]!;
+    type Emitter = { _events: Record<string, unknown> };
+    const conn = socket.conn as unknown as Emitter & { transport: Emitter & { socket: Emitter } };
+    const entries = (e: Emitter, event: string): unknown[] => [e._events[event]].flat().filter((l) => l !== undefined);
+    const ending = [...entries(conn, 'close'), ...entries(conn.transport, 'close'), ...entries(conn.transport, 'error'), ...entries(conn.transport.socket, 'close')];
+    expect(ending.length).to.be.at.least(4);
+    for (const listener of ending) expect((listener as { name: string }).name).to.not.equal('bound onceWrapper');
+    const clients = server.io.engine.clientsCount;
+    const reasons: string[] = [];
+    socket.on('disconnect', (reason: string) => reasons.push(reason));
+    const closed = new Promise<void>((resolve) => socket.conn.once('close', () => resolve()));
+    c.close();
+    await closed;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(reasons).to.deep.equal(['client namespace disconnect']);
+    expect(server.io.engine.clientsCount).to.equal(clients - 1);
+    // engine.io's clean-up took its listeners off the transport, the unwrapped ones included
+    expect(entries(conn.transport, 'close')).to.have.length(0);
+  });
+
+  it('a broken frame from the client ends its connection as a transport error, once, and the server goes on', async function () {
+    const c = await open();
+    const { socket } = connected[connected.length - 1]!;
+    const clients = server.io.engine.clientsCount;
+    const reasons: string[] = [];
+    socket.on('disconnect', (reason: string) => reasons.push(reason));
+    const closed = new Promise<void>((resolve) => socket.conn.once('close', () => resolve()));
+    // a masked text frame with RSV1 set, which no extension here allows: ws refuses it (1002)
+    const engine = (c.socket.io as unknown as { engine: { transport: { ws: { _socket: Duplex } } } }).engine;
+    engine.transport.ws._socket.write(Buffer.from([0xc1, 0x80, 1, 2, 3, 4]));
+    await closed;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(reasons).to.deep.equal(['transport error']);
+    expect(server.io.engine.clientsCount).to.equal(clients - 1);
+    const other = await open();
+    expect(await other.socket.timeout(5000).emitWithAck('echo', 'still up')).to.equal('still up');
   });
 
   it("a polling connection's new transport gets fast tables once it upgrades", async function () {
