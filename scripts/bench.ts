@@ -12,7 +12,7 @@ import { ingestion } from './bench/scenarios/ingestion.js';
 import { login } from './bench/scenarios/login.js';
 import { loginCosts } from './bench/scenarios/login-cost.js';
 import { memory } from './bench/scenarios/memory.js';
-import { Stack } from './bench/stack.js';
+import { Stack, stopOnInterrupt } from './bench/stack.js';
 
 /**
  * `npm run bench [-- --quick] [-- --only=ingestion,login,endpoints,memory,cost] [-- --profile] [-- --out=dir]`:
@@ -41,12 +41,7 @@ const figures: Figures = {};
 const loadBefore = os.loadavg();
 let failed = false;
 
-const interrupt = (): void => {
-  log('interrupted: stopping the stack and cleaning the prefix');
-  void stack.stop().finally(() => process.exit(130));
-};
-process.once('SIGINT', interrupt);
-process.once('SIGTERM', interrupt);
+stopOnInterrupt(stack, log);
 
 try {
   log(`${opts.mode} run, prefix ${stack.prefix}, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { answers, type Child } from './processes.js';
 import { textTable } from './report.js';
 import { closeAll, connect, connectAll } from './sockets.js';
-import { Stack } from './stack.js';
+import { Stack, stopOnInterrupt } from './stack.js';
 import { sleep } from './stats.js';
 
 /**
@@ -131,8 +131,14 @@ const perConnection = (t: Totals): [string, string] => [(t.count / connections).
 const largest = (m: Map<string, Totals>, rows: number): Array<[string, Totals]> => [...m].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, rows);
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pin-auth-heap-'));
+// on every way out, interrupted ones included (their handler ends with process.exit)
+process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 const stack = new Stack({ nodeArgs: ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`] });
+stopOnInterrupt(stack, log);
 const sockets: Awaited<ReturnType<typeof connectAll>> = [];
+// written once the stack is stopped and its keys deleted, so a reader that closes the pipe early
+// (`| head`) cannot cut the clean-up short
+let report = '';
 let failed = false;
 try {
   await stack.startWebs(1);
@@ -149,17 +155,21 @@ try {
   const { byKind, byHolder } = newObjects(before, after);
   const all = [...byKind.values()].reduce((a, t) => ({ count: a.count + t.count, bytes: a.bytes + t.bytes }), { count: 0, bytes: 0 });
   const once = [...byKind].filter(([k, t]) => madeOnce(k, t)).reduce((a, [, t]) => a + t.bytes, 0);
-  process.stdout.write(`heap a connection (${connections} connections, idle ${idleSeconds} s; prefix ${stack.prefix})\n`);
-  process.stdout.write(`bytes a connection  ${(all.bytes / connections).toFixed(0)}\n`);
-  process.stdout.write(`without what was made once  ${((all.bytes - once) / connections).toFixed(0)}\n\n`);
-  process.stdout.write(`${textTable(['kind', 'a connection', 'bytes'], largest(byKind, 25).map(([k, t]) => [k, ...perConnection(t)]))}\n\n`);
-  process.stdout.write(`${textTable(['held by', 'a connection', 'bytes'], largest(byHolder, 20).map(([k, t]) => [k, ...perConnection(t)]))}\n`);
+  report = [
+    `heap a connection (${connections} connections, idle ${idleSeconds} s; prefix ${stack.prefix})`,
+    `bytes a connection  ${(all.bytes / connections).toFixed(0)}`,
+    `without what was made once  ${((all.bytes - once) / connections).toFixed(0)}`,
+    '',
+    textTable(['kind', 'a connection', 'bytes'], largest(byKind, 25).map(([k, t]) => [k, ...perConnection(t)])),
+    '',
+    textTable(['held by', 'a connection', 'bytes'], largest(byHolder, 20).map(([k, t]) => [k, ...perConnection(t)])),
+    '',
+  ].join('\n');
 } catch (err) {
   failed = true;
   process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
 } finally {
   closeAll(sockets);
   await stack.stop();
-  rmSync(dir, { recursive: true, force: true });
 }
-process.exit(failed ? 1 : 0);
+process.stdout.write(report, () => process.exit(failed ? 1 : 0));

@@ -30,6 +30,16 @@ export interface StackOptions {
   onStart?: (name: string, pid: number) => void;
 }
 
+/** On Ctrl-C or SIGTERM: stop the stack's processes, delete every key under its prefix, exit 130. */
+export function stopOnInterrupt(stack: Stack, log: (message: string) => void): void {
+  const interrupt = (): void => {
+    log('interrupted: stopping the stack and cleaning the prefix');
+    void stack.stop().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+}
+
 export class Stack {
   readonly prefix = `bench-${randomBytes(4).toString('hex')}`;
   /** BullMQ prefix of the inbound queue (keys.ts queuePrefix) */

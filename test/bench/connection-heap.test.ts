@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { expect } from 'chai';
 import { runNode } from '../helpers/processes.js';
 import { REDIS_URL, testRedis } from '../helpers/redis.js';
@@ -8,6 +10,16 @@ import { REDIS_URL, testRedis } from '../helpers/redis.js';
  * counted as three a connection, and the web node's keys gone afterwards. The tool keeps working;
  * the figures at this size are not the point.
  */
+/** The keys left under a prefix. */
+async function keysUnder(prefix: string): Promise<string[]> {
+  const redis = testRedis();
+  try {
+    return await redis.keys(`${prefix}*`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
 describe("an idle connection's heap, by kind (bench:connection-heap)", function () {
   this.timeout(180_000);
 
@@ -30,12 +42,19 @@ describe("an idle connection's heap, by kind (bench:connection-heap)", function 
     expect(stdout).to.match(/^held by\s+a connection\s+bytes$/m);
     const prefix = /prefix (bench-[0-9a-f]+)\)/.exec(stdout)?.[1];
     expect(prefix, stdout).to.be.a('string');
-    const redis = testRedis();
-    try {
-      expect(await redis.keys(`${prefix}*`)).to.deep.equal([]);
-    } finally {
-      redis.disconnect();
-    }
+    expect(await keysUnder(prefix!)).to.deep.equal([]);
+  });
+
+  it('interrupted (Ctrl-C) while connections idle, it stops its web node and leaves no key and no snapshot behind', async function () {
+    const before = new Set(readdirSync(tmpdir()).filter((f) => f.startsWith('pin-auth-heap-')));
+    const { code, stderr } = await runNode(['dist/scripts/bench/connection-heap.js', '60', '--idle=60'], { REDIS_URL }, { interruptWhen: /connections, idle 60 s/ });
+    expect(code, stderr.slice(-3000)).to.equal(130);
+    expect(stderr).to.include('interrupted: stopping the stack and cleaning the prefix');
+    const prefix = /under (bench-[0-9a-f]+);/.exec(stderr)?.[1];
+    expect(prefix, stderr).to.be.a('string');
+    expect(await keysUnder(prefix!)).to.deep.equal([]);
+    const left = readdirSync(tmpdir()).filter((f) => f.startsWith('pin-auth-heap-') && !before.has(f));
+    expect(left).to.deep.equal([]);
   });
 
   it('refuses a count it cannot measure, with its usage', async function () {

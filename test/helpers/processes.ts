@@ -16,13 +16,23 @@ export interface Finished {
   stderr: string;
 }
 
-/** Runs `node <args>` from the repository root with only `env` (PATH added) and waits for it to end. */
-export async function runNode(args: string[], env: Record<string, string>): Promise<Finished> {
+/**
+ * Runs `node <args>` from the repository root with only `env` (PATH added) and waits for it to end.
+ * `interruptWhen`: sends SIGINT once, as Ctrl-C would, when what it printed on stderr matches.
+ */
+export async function runNode(args: string[], env: Record<string, string>, opts: { interruptWhen?: RegExp } = {}): Promise<Finished> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
+  let interrupted = false;
   child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  child.stderr.on('data', (b: Buffer) => {
+    stderr += b.toString();
+    if (!interrupted && opts.interruptWhen?.test(stderr)) {
+      interrupted = true;
+      child.kill('SIGINT');
+    }
+  });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   return { code, stdout, stderr };
 }
