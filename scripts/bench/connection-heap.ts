@@ -59,10 +59,13 @@ async function snapshot(web: Child, dir: string): Promise<HeapSnapshot> {
   throw new Error(`no heap snapshot from ${web.name} within 120 s:\n${web.tail()}`);
 }
 
+/** The kind every piece of compiled code is counted under: made once by the burst, not per connection. */
+const CODE = 'compiled code (once, not per connection)';
+
 /** A node's kind as the tables print it: strings, code and arrays by type, objects by constructor. */
 function kindOf(type: string, name: string): string {
   if (type === 'string' || type === 'concatenated string' || type === 'sliced string') return 'string';
-  if (type === 'code') return 'compiled code (once, not per connection)';
+  if (type === 'code') return CODE;
   if (type === 'array' || type === 'hidden') return `${type} ${name.replace(/^system \/ /, '').slice(0, 40)}`.trim();
   if (type === 'closure') return name ? `closure ${name.slice(0, 40)}` : 'closure';
   return `${type} ${name.slice(0, 40)}`;
@@ -87,6 +90,9 @@ function newObjects(before: HeapSnapshot, after: HeapSnapshot): { byKind: Map<st
   const bnf = before.snapshot.meta.node_fields.length;
   const bid = before.snapshot.meta.node_fields.indexOf('id');
   for (let i = 0; i < before.nodes.length; i += bnf) oldIds.add(before.nodes[i + bid]!);
+  // node ids are stable within a process: a node of `after` is new when `before` lacks its id
+  const fresh = new Uint8Array(after.nodes.length / nf);
+  for (let n = 0; n < after.nodes.length; n += nf) fresh[n / nf] = oldIds.has(after.nodes[n + ID]!) ? 0 : 1;
 
   const label = (n: number): string => kindOf(types[after.nodes[n + TYPE]!]!, after.strings[after.nodes[n + NAME]!]!);
   // each new node's first strong retainer (an ordinary one over V8's internal links when both hold it)
@@ -95,7 +101,7 @@ function newObjects(before: HeapSnapshot, after: HeapSnapshot): { byKind: Map<st
     for (let k = 0; k < after.nodes[n + EDGES]!; k++, e += ef) {
       const to = after.edges[e + ETO]!;
       const kind = edgeTypes[after.edges[e + ETYPE]!];
-      if (kind === 'weak' || kind === 'shortcut' || oldIds.has(after.nodes[to + ID]!)) continue;
+      if (kind === 'weak' || kind === 'shortcut' || !fresh[to / nf]) continue;
       const edge = kind === 'element' ? '[]' : kind === 'hidden' ? '(internal)' : String(after.strings[after.edges[e + ENAME]!]);
       if (!holder.has(to) || kind !== 'hidden') holder.set(to, [n, edge]);
     }
@@ -109,7 +115,7 @@ function newObjects(before: HeapSnapshot, after: HeapSnapshot): { byKind: Map<st
     into.set(key, t);
   };
   for (let n = 0; n < after.nodes.length; n += nf) {
-    if (oldIds.has(after.nodes[n + ID]!)) continue;
+    if (!fresh[n / nf]) continue;
     const bytes = after.nodes[n + SIZE]!;
     add(byKind, label(n), bytes);
     const held = holder.get(n);
@@ -126,7 +132,7 @@ function newObjects(before: HeapSnapshot, after: HeapSnapshot): { byKind: Map<st
  * Made once during the burst rather than per connection: compiled code, and any kind of object
  * fewer than one per 100 connections (e.g. a metrics histogram's native buffer).
  */
-const madeOnce = (kind: string, t: Totals): boolean => kind.startsWith('compiled code') || t.count < connections / 100;
+const madeOnce = (kind: string, t: Totals): boolean => kind === CODE || t.count < connections / 100;
 const perConnection = (t: Totals): [string, string] => [(t.count / connections).toFixed(2), (t.bytes / connections).toFixed(0)];
 const largest = (m: Map<string, Totals>, rows: number): Array<[string, Totals]> => [...m].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, rows);
 
