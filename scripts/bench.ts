@@ -41,7 +41,7 @@ const figures: Figures = {};
 const loadBefore = os.loadavg();
 let failed = false;
 
-stopOnInterrupt(stack, log);
+const interrupt = stopOnInterrupt(stack, log);
 
 try {
   log(`${opts.mode} run, prefix ${stack.prefix}, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`);
@@ -62,6 +62,8 @@ try {
   log(`stopped; ${deleted} keys under ${stack.prefix} deleted`);
   for (const line of stack.output()) log(`printed by ${line.slice(0, 600)}`);
 }
+// an interrupted run writes no results: they would replace the last complete ones
+await interrupt.settle();
 
 const all = rows(figures);
 process.stdout.write('\n' + table(all) + '\n\n' + curveTables(figures).join('\n\n') + '\n\n');

@@ -140,7 +140,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'pin-auth-heap-'));
 // on every way out, interrupted ones included (their handler ends with process.exit)
 process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 const stack = new Stack({ nodeArgs: ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`] });
-stopOnInterrupt(stack, log);
+const interrupt = stopOnInterrupt(stack, log);
 const sockets: Awaited<ReturnType<typeof connectAll>> = [];
 // written once the stack is stopped and its keys deleted, so a reader that closes the pipe early
 // (`| head`) cannot cut the clean-up short
@@ -178,4 +178,5 @@ try {
   closeAll(sockets);
   await stack.stop();
 }
+await interrupt.settle();
 process.stdout.write(report, () => process.exit(failed ? 1 : 0));

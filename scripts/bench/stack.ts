@@ -30,14 +30,24 @@ export interface StackOptions {
   onStart?: (name: string, pid: number) => void;
 }
 
-/** On Ctrl-C or SIGTERM: stop the stack's processes, delete every key under its prefix, exit 130. */
-export function stopOnInterrupt(stack: Stack, log: (message: string) => void): void {
+/**
+ * On Ctrl-C or SIGTERM: stop the stack's processes, delete every key under its prefix, exit 130.
+ * The run itself then fails (its processes are gone) and reaches its own clean-up; `settle`,
+ * awaited there, hands the exit to the interrupt instead of writing results or another code.
+ */
+export function stopOnInterrupt(stack: Stack, log: (message: string) => void): { settle(): Promise<void> } {
+  let exiting: Promise<unknown> | undefined;
   const interrupt = (): void => {
     log('interrupted: stopping the stack and cleaning the prefix');
-    void stack.stop().finally(() => process.exit(130));
+    exiting = stack.stop().finally(() => process.exit(130));
   };
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
+  return {
+    async settle() {
+      if (exiting) await exiting;
+    },
+  };
 }
 
 export class Stack {
@@ -157,8 +167,15 @@ export class Stack {
   /** What the processes printed (LOG_LEVEL=warn: warnings and errors only), for the log. */
   private readonly printed: string[] = [];
 
-  /** Stops every process and deletes every key under the prefix. */
-  async stop(): Promise<number> {
+  private stopped: Promise<number> | undefined;
+
+  /** Stops every process and deletes every key under the prefix (once: a second call gets the first's answer). */
+  stop(): Promise<number> {
+    this.stopped ??= this.stopAll();
+    return this.stopped;
+  }
+
+  private async stopAll(): Promise<number> {
     const baseline = await this.baselineChild?.catch(() => undefined);
     await Promise.all([...this.webs.map((w) => stopChild(w)), this.stopWorkers(), baseline ? stopChild(baseline) : undefined]);
     for (const w of this.webs) if (w.tail().trim()) this.printed.push(`${w.name}: ${w.tail().trim().split('\n').slice(-3).join(' | ')}`);
