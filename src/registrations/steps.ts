@@ -76,7 +76,8 @@ export function registerSteps(keys: Keys, b: BudgetSet, r: RegisterRequest, spli
     { step: 'registration', keys: [rk], args: [fixed('read'), ...common] },
     ...emoji,
     { step: 'active-add', keys: [keys.active(keys.activeBucket(r.pinHash))], args: [r.pinHash] },
-    { step: 'registration', keys: [rk], args: [fixed('write'), ...common] },
+    // in one script nothing comes between read and write: the write need not decide again
+    { step: 'registration', keys: [rk], args: [fixed(split ? 'write' : 'create'), ...common] },
   ];
 }
 

@@ -131,6 +131,31 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
       expect(await redis.exists(keys.groupBudget('unknownpin', 'g2'))).to.equal(0);
     });
 
+    for (const split of [false, true]) {
+      it(`all or nothing within a group${split ? ' (one call per step, as on a cluster)' : ''}: a later budget's refusal gives back what the earlier ones took`, async function () {
+        // the group's check budget is counted before its wrong-guess budget is looked at
+        const own = new Scripts(redis, { split });
+        const tight = new Limits(redis, keys, { ...cfg, unknownPinPer10Minutes: 2, checkPerMinute: 100, checkPinBurst: 100, checkPinPerSecond: 100 });
+        const group = `g4-${split}`;
+        const guess = async (i: number) => (await own.phase('check', checkSteps(keys, tight.forCheck(group, `w${i}`), `w${i}`, 0, own.split)))[0];
+        expect([await guess(0), await guess(1)]).to.deep.equal(['not_found', 'not_found']);
+        const checkKey = keys.groupBudget('check', group);
+        const guessKey = keys.groupBudget('unknownpin', group);
+        const windowLeft = await redis.pttl(checkKey);
+        for (let i = 2; i < 6; i++) expect(await guess(i)).to.equal('limited');
+        expect(await redis.get(checkKey)).to.equal('2');
+        expect(await redis.get(guessKey)).to.equal('2');
+        // the given-back point left the window where it was (it did not start a new one)
+        expect(await redis.pttl(checkKey)).to.be.within(windowLeft - 5_000, windowLeft);
+        // a budget that refuses the very first request leaves no counter behind
+        const none = new Limits(redis, keys, { ...cfg, unknownPinPer10Minutes: 100, checkPerMinute: 0 });
+        const fresh = `g5-${split}`;
+        const out = await own.phase('check', checkSteps(keys, none.forCheck(fresh, 'v'), 'v', 0, own.split));
+        expect(out[0]).to.equal('limited');
+        expect(await redis.exists(keys.groupBudget('check', fresh), keys.groupBudget('unknownpin', fresh))).to.equal(0);
+      });
+    }
+
     it('a refusal says which budget and how long to wait', async function () {
       const set = limits.forCheck('g3', 'x');
       const out = await checkWith(set, 'held-none');

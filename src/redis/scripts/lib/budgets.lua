@@ -19,10 +19,8 @@ local function budgets_end(argv)
   return 2 + tonumber(argv[1]) * 4
 end
 
--- Milliseconds until the budget has a point again; 0 when it has one now.
-local function budget_wait(key, points, window)
-  local used = tonumber(redis.call('GET', key) or '0')
-  if used < points then return 0 end
+-- Milliseconds until the exhausted budget at `key` has a point again.
+local function budget_wait(key, window)
   local ttl = redis.call('PTTL', key)
   if ttl < 0 then
     -- a counter without its window (never written so; heal it rather than block for ever)
@@ -32,25 +30,42 @@ local function budget_wait(key, points, window)
   return ttl
 end
 
--- Spends one point (the window starts with its first point).
-local function budget_spend(key, window)
-  if redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, window) end
+-- Gives back a point spent by this call (a counter it started goes, as if never spent).
+local function budget_unspend(key)
+  if redis.call('DECR', key) <= 0 then redis.call('DEL', key) end
 end
 
--- Checks every budget (keys from `keys[first]` on, described from argv[1]), then spends a point
--- of each 't' one (and of each 'g' one when `reserve`): all or nothing. Returns nil and the
--- index in argv after the budgets when the request may go on, else the wait in ms and the
--- exhausted budget's index.
+-- Whether budget i of argv is spent now: every 't' one, and each 'g' one when `reserve`.
+local function budget_spent(argv, i, reserve)
+  return reserve or argv[i * 4] == 't'
+end
+
+-- Checks every budget (keys from `keys[first]` on, described from argv[1]) and spends a point
+-- of each spent one (budget_spent): all or nothing. A spent budget is counted first and given
+-- back when that took it past its points (one INCR where a GET and an INCR were: a polled
+-- check runs this on every request, and one call less is a tenth of a check script's time); a
+-- budget only checked is read. Returns nil and the index in argv after the budgets when the
+-- request may go on, else the wait in ms and the exhausted budget's index.
 local function budgets_take(keys, first, argv, reserve)
   local n = tonumber(argv[1])
   for i = 1, n do
     local at = 2 + (i - 1) * 4
-    local wait = budget_wait(keys[first + i - 1], tonumber(argv[at]), tonumber(argv[at + 1]))
-    if wait > 0 then return wait, tonumber(argv[at + 3]) end
-  end
-  for i = 1, n do
-    local at = 2 + (i - 1) * 4
-    if reserve or argv[at + 2] == 't' then budget_spend(keys[first + i - 1], argv[at + 1]) end
+    local key, points, window = keys[first + i - 1], tonumber(argv[at]), argv[at + 1]
+    local over
+    if budget_spent(argv, i, reserve) then
+      local used = redis.call('INCR', key)
+      if used == 1 then redis.call('PEXPIRE', key, window) end
+      over = used > points
+      if over then budget_unspend(key) end
+    else
+      over = tonumber(redis.call('GET', key) or '0') >= points
+    end
+    if over then
+      for j = 1, i - 1 do
+        if budget_spent(argv, j, reserve) then budget_unspend(keys[first + j - 1]) end
+      end
+      return budget_wait(key, tonumber(window)), tonumber(argv[at + 3])
+    end
   end
   return nil, budgets_end(argv)
 end

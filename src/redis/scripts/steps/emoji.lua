@@ -10,11 +10,11 @@
 --   {'=', ...} as when held, so the candidates after it are skipped
 local ek = KEYS[1]
 local h, e, kind, index, x = ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
-if kind == 'draw' then
-  if redis.call('EXISTS', ek) == 1 then return { '>', x } end
-  redis.call('SET', ek, h, 'PXAT', x)
-  return { '=', x, 'created', index, e }
+-- a free string is held in one call (NX); only a held one is read
+if redis.call('SET', ek, h, 'PXAT', x, 'NX') then
+  return { kind == 'draw' and '=' or '>', x, 'created', index, e }
 end
+if kind == 'draw' then return { '>', x } end
 local holder = redis.call('GET', ek)
 if holder and holder ~= h then
   redis.call('SET', ek, '!', 'PXAT', math.max(redis.call('PEXPIRETIME', ek), x))

@@ -1,6 +1,7 @@
 -- Step of register-pin on the registration's slot, run twice: 'read' decides before anything
 -- is written, 'write' decides again (a concurrent request may have created it meanwhile) and
--- creates. No answer tells a caller that a PIN or an emoji string it does not hold is in use:
+-- creates. When both run in one script (one Redis: a composed phase) nothing can come between
+-- them, so the second is 'create', which writes what 'read' decided without reading again. No answer tells a caller that a PIN or an emoji string it does not hold is in use:
 -- * a live PIN answers 'existing' only to a request carrying its emoji string (the holder:
 --   idempotent re-registration); anyone else gets a 'decoy', shaped exactly like a creation
 --   (fresh pinId, full lifetime) but storing nothing, so the registration is untouched;
@@ -10,7 +11,7 @@
 -- * in 'server' mode the emoji string is drawn by the server (the emoji steps take the first
 --   free candidate); a client-supplied one is only accepted to re-join.
 -- KEYS[1] registration
--- ARGV: phase (read | write), emojiHash ('' when omitted), mode (client | server), newPinId,
+-- ARGV: phase (read | write | create), emojiHash ('' when omitted), mode (client | server), newPinId,
 --   ttlMs, memoryMs, origin (device\nmasked ip, for the chat confirmation and the session
 --   list); write only, from the steps before: expiresAt, outcome (created | contested),
 --   candidateIndex (0: the client's own string), emojiHash held
@@ -20,6 +21,16 @@
 local rk = KEYS[1]
 local phase, e, mode, newId = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local ttl, mem, origin = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
+
+-- writes the registration 'read' decided on, with the emoji string the steps between held
+local function create()
+  local x, outcome, chosen, held = tonumber(ARGV[8]), ARGV[9], tonumber(ARGV[10]), ARGV[11]
+  redis.call('DEL', rk)
+  redis.call('HSET', rk, 'i', newId, 'e', held, 'x', x, 's', 'p', 'o', origin)
+  redis.call('PEXPIREAT', rk, x + mem)
+  return { outcome, newId, ttl, 'p', x, chosen }
+end
+if phase == 'create' then return create() end
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -44,9 +55,4 @@ if cur[1] then
 end
 if mode == 'server' and e ~= '' then return { 'refused' } end
 if phase == 'read' then return { '>', now + ttl } end
-
-local x, outcome, chosen, held = tonumber(ARGV[8]), ARGV[9], tonumber(ARGV[10]), ARGV[11]
-redis.call('DEL', rk)
-redis.call('HSET', rk, 'i', newId, 'e', held, 'x', x, 's', 'p', 'o', origin)
-redis.call('PEXPIREAT', rk, x + mem)
-return { outcome, newId, ttl, 'p', x, chosen }
+return create()
