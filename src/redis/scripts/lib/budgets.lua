@@ -43,8 +43,8 @@ end
 -- Checks every budget (keys from `keys[first]` on, described from argv[1]) and spends a point
 -- of each spent one (budget_spent): all or nothing. A spent budget is counted first and given
 -- back when that took it past its points (one INCR where a GET and an INCR were: a polled
--- check runs this on every request, and one call less is a tenth of a check script's time); a
--- budget only checked is read. Returns nil and the index in argv after the budgets when the
+-- check runs this on every request, and its two calls fewer are a tenth of its script's time);
+-- a budget only checked is read. Returns nil and the index in argv after the budgets when the
 -- request may go on, else the wait in ms and the exhausted budget's index.
 local function budgets_take(keys, first, argv, reserve)
   local n = tonumber(argv[1])

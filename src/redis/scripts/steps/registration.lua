@@ -1,7 +1,8 @@
 -- Step of register-pin on the registration's slot, run twice: 'read' decides before anything
 -- is written, 'write' decides again (a concurrent request may have created it meanwhile) and
 -- creates. When both run in one script (one Redis: a composed phase) nothing can come between
--- them, so the second is 'create', which writes what 'read' decided without reading again. No answer tells a caller that a PIN or an emoji string it does not hold is in use:
+-- them, so the second is 'create', which writes what 'read' decided without reading again.
+-- No answer tells a caller that a PIN or an emoji string it does not hold is in use:
 -- * a live PIN answers 'existing' only to a request carrying its emoji string (the holder:
 --   idempotent re-registration); anyone else gets a 'decoy', shaped exactly like a creation
 --   (fresh pinId, full lifetime) but storing nothing, so the registration is untouched;
@@ -13,7 +14,7 @@
 -- KEYS[1] registration
 -- ARGV: phase (read | write | create), emojiHash ('' when omitted), mode (client | server), newPinId,
 --   ttlMs, memoryMs, origin (device\nmasked ip, for the chat confirmation and the session
---   list); write only, from the steps before: expiresAt, outcome (created | contested),
+--   list); write and create only, from the steps before: expiresAt, outcome (created | contested),
 --   candidateIndex (0: the client's own string), emojiHash held
 -- Returns {'refused'} | {outcome, pinId, msLeft, state, expiresAt, candidateIndex} with
 --   outcome existing | decoy | denied | created | contested; read, when it is to be created:
