@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { remembered } from '../remembered.js';
 
 /**
  * Emoji strings: what the user types into the chat. Both sides of a match are normalised
@@ -19,20 +20,9 @@ export function normaliseEmoji(text: string): string {
 
 /**
  * The RGI_Emoji test is the costliest step of matching a chat message, and the same few
- * thousand emoji recur, so answers are remembered (bounded: the input comes from strangers).
+ * thousand emoji recur, so answers are remembered.
  */
-const graphemeCache = new Map<string, boolean>();
-const GRAPHEME_CACHE_MAX = 10_000;
-
-function isEmojiGrapheme(g: string): boolean {
-  let known = graphemeCache.get(g);
-  if (known === undefined) {
-    known = testEmojiGrapheme(g);
-    if (graphemeCache.size >= GRAPHEME_CACHE_MAX) graphemeCache.clear();
-    graphemeCache.set(g, known);
-  }
-  return known;
-}
+const isEmojiGrapheme = remembered(testEmojiGrapheme, 10_000);
 
 /** One grapheme cluster is an emoji, with or without its variation selectors. */
 function testEmojiGrapheme(g: string): boolean {

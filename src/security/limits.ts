@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import type { Keys } from '../redis/keys.js';
 import { fixed, type StepArg } from '../redis/scripts.js';
 import { ipGroup } from './ip-group.js';
+import { remembered } from '../remembered.js';
 
 /**
  * Every rate limit of the service. The budgets of the login endpoints (registrations, checks,
@@ -77,12 +78,13 @@ const GROUPS_REMEMBERED = 4096;
 
 export class Limits {
   private readonly specs: Record<BudgetName, BudgetSpec>;
-  /** address → group (ipGroup parses IPv6 text: a tenth of a polled request's CPU before) */
-  private readonly groups = new Map<string, string>();
+  /** address → group, remembered (ipGroup parses IPv6 text: a tenth of a polled request's CPU before) */
+  private readonly groupOf: (ip: string) => string;
   private readonly plain: Record<PlainLimit, RateLimiterRedis>;
   private readonly templates: Record<'register' | 'check' | 'cancel' | 'none', BudgetTemplate>;
 
   constructor(redis: RedisClient, private readonly keys: Keys, private readonly cfg: RateLimitConfig) {
+    this.groupOf = remembered((ip) => ipGroup(ip, cfg.ipv6PrefixLength), GROUPS_REMEMBERED);
     this.specs = {
       register: { key: 'register', of: 'group', points: cfg.registerPerMinute, windowMs: 60_000, mode: 't' },
       check: { key: 'check', of: 'group', points: cfg.checkPerMinute, windowMs: 60_000, mode: 't' },
@@ -109,13 +111,7 @@ export class Limits {
 
   /** The network a client address counts under. */
   group(ip: string): string {
-    let group = this.groups.get(ip);
-    if (group === undefined) {
-      if (this.groups.size >= GROUPS_REMEMBERED) this.groups.clear();
-      group = ipGroup(ip, this.cfg.ipv6PrefixLength);
-      this.groups.set(ip, group);
-    }
-    return group;
+    return this.groupOf(ip);
   }
 
   /** register-pin: the group's registrations. */
