@@ -78,13 +78,13 @@ const GROUPS_REMEMBERED = 4096;
 
 export class Limits {
   private readonly specs: Record<BudgetName, BudgetSpec>;
-  /** address → group, remembered (ipGroup parses IPv6 text: a tenth of a polled request's CPU before) */
-  private readonly groupOf: (ip: string) => string;
+  /** The network a client address counts under, remembered (ipGroup parses IPv6 text: a tenth of a polled request's CPU before). */
+  readonly group: (ip: string) => string;
   private readonly plain: Record<PlainLimit, RateLimiterRedis>;
   private readonly templates: Record<'register' | 'check' | 'cancel' | 'none', BudgetTemplate>;
 
   constructor(redis: RedisClient, private readonly keys: Keys, private readonly cfg: RateLimitConfig) {
-    this.groupOf = remembered((ip) => ipGroup(ip, cfg.ipv6PrefixLength), GROUPS_REMEMBERED);
+    this.group = remembered((ip) => ipGroup(ip, cfg.ipv6PrefixLength), GROUPS_REMEMBERED);
     this.specs = {
       register: { key: 'register', of: 'group', points: cfg.registerPerMinute, windowMs: 60_000, mode: 't' },
       check: { key: 'check', of: 'group', points: cfg.checkPerMinute, windowMs: 60_000, mode: 't' },
@@ -107,11 +107,6 @@ export class Limits {
       cancel: this.template(['register', 'guess']),
       none: this.template([]),
     };
-  }
-
-  /** The network a client address counts under. */
-  group(ip: string): string {
-    return this.groupOf(ip);
   }
 
   /** register-pin: the group's registrations. */
