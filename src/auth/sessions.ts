@@ -16,10 +16,8 @@ import type { TokenClaims, TokenService } from './tokens.js';
  * pair again (a retried request). Each user's sessions are indexed (`usess:<userId>`), so the person can
  * list them and close one or all of them; closing a session refuses its tokens at once.
  */
-export interface IssuedPair {
-  token: string;
-  refreshToken: string;
-}
+/** A refresh's new pair as JSON text, `{"token":…,"refreshToken":…}`: the answer's tail as it is, and what a retry gets back. */
+export type PairJson = string;
 
 /** A session as its owner sees it (GET /sessions). */
 export interface SessionView {
@@ -82,7 +80,7 @@ export class Sessions {
   }
 
   /** `{refreshToken}` form: rotate the presented refresh token. */
-  async refreshWithToken(access: TokenClaims, refreshToken: string): Promise<IssuedPair> {
+  async refreshWithToken(access: TokenClaims, refreshToken: string): Promise<PairJson> {
     const refresh = this.tokens.verify(refreshToken, 'refresh');
     if (refresh.sub !== access.sub || refresh.sid !== access.sid) {
       throw new AppError('AUTHENTICATION_FAILED', 'Tokens do not belong together');
@@ -91,7 +89,7 @@ export class Sessions {
   }
 
   /** `{id}` form: an unexpired access token whose subject is `id` rotates its session. */
-  async refreshWithId(access: TokenClaims, id: string): Promise<IssuedPair> {
+  async refreshWithId(access: TokenClaims, id: string): Promise<PairJson> {
     if (access.exp * 1000 <= Date.now()) throw new AppError('AUTHENTICATION_FAILED', 'Access token expired');
     if (access.sub !== id) throw new AppError('FORBIDDEN', 'The id does not match the token');
     return this.rotate(access, '*');
@@ -102,14 +100,15 @@ export class Sessions {
    * retry of this very refresh (its answer lost to a timeout) gets the same pair, not "reuse".
    * It is signed with the roles of the presented access token, and the script rotates only if
    * those are still the user's stored roles (one round trip); if they changed, it answers with
-   * the stored ones and the pair is signed again with them.
+   * the stored ones and the pair is signed again with them. The pair is handed on as the JSON
+   * text the script keeps (a retry's kept pair is not parsed to be serialised again).
    */
-  private async rotate(access: TokenClaims, presentedJti: string): Promise<IssuedPair> {
+  private async rotate(access: TokenClaims, presentedJti: string): Promise<PairJson> {
     const { sub: userId, sid } = access;
     let rolesJson = JSON.stringify(access.roles ?? []);
     for (let attempt = 0; attempt < ROLE_ATTEMPTS; attempt++) {
       const issued = this.tokens.issuePair(userId, sid, parseRoles(rolesJson, []), newShortId(), { remember: true });
-      const pair: IssuedPair = { token: issued.token, refreshToken: issued.refreshToken };
+      const pair = JSON.stringify({ token: issued.token, refreshToken: issued.refreshToken });
       const [outcome, kept = ''] = await this.scripts.strings('rotate-session', [
         this.keys.session(userId, sid),
         this.keys.userSessions(userId),
@@ -120,12 +119,13 @@ export class Sessions {
         presentedJti,
         issued.refreshJti,
         this.tokens.refreshTtl * 1000,
-        JSON.stringify(pair),
+        pair,
         this.reuseSeconds * 1000,
         rolesJson,
       ]);
       if (outcome === 'ok') return pair;
-      if (outcome === 'again') return JSON.parse(kept) as IssuedPair;
+      // (a kept pair is always an object's JSON; anything else is answered as a closed session, never half an answer)
+      if (outcome === 'again' && kept.startsWith('{')) return kept;
       if (outcome === 'reuse') throw new AppError('AUTHENTICATION_FAILED', 'Refresh token already used; session closed');
       if (outcome === 'nouser') throw new AppError('AUTHENTICATION_FAILED', 'User not found');
       if (outcome !== 'roles') throw new AppError('AUTHENTICATION_FAILED', 'Session closed');

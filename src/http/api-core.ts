@@ -96,7 +96,8 @@ export function apiHandlers(services: Services): Record<ApiRoute, ApiHandler> {
       const body = validate.refresh(await call.body());
       const pair =
         body.refreshToken !== undefined ? await sessions.refreshWithToken(claims, body.refreshToken) : await sessions.refreshWithId(claims, body.id!);
-      return { success: true, token: pair.token, refreshToken: pair.refreshToken };
+      // `{success, token, refreshToken}`: the pair's JSON as the rotation kept it, not parsed and serialised again
+      return new JsonText(`{"success":true,${pair.slice(1)}`);
     },
   };
 }

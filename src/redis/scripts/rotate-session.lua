@@ -35,7 +35,7 @@ redis.call('PEXPIRE', sk, ttl)
 redis.call('ZADD', ik, now + ttl, sid)
 if redis.call('PTTL', ik) < ttl then redis.call('PEXPIRE', ik, ttl) end
 if reuse > 0 and presented ~= '*' then
-  redis.call('DEL', rk)
+  -- j and p are the hash's only fields: HSET replaces the previous rotation's whole
   redis.call('HSET', rk, 'j', presented, 'p', pair)
   redis.call('PEXPIRE', rk, reuse)
 end
