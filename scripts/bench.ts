@@ -5,6 +5,7 @@ import { closeAgent } from './bench/load.js';
 import { parseArgs } from './bench/options.js';
 import { Sequence } from './bench/payloads.js';
 import { ROOT } from './bench/processes.js';
+import { measureCrypto } from './bench/ceiling.js';
 import { writeHtml } from './bench/html.js';
 import { curveTables, rows, table, writeJson, type Figures } from './bench/report.js';
 import { endpoints } from './bench/scenarios/endpoints.js';
@@ -53,6 +54,8 @@ try {
     if (name === 'memory') figures.memory = await memory(ctx);
     if (name === 'cost') figures.cost = await loginCosts(ctx);
   }
+  // the same hour's cost of the cryptography each request must do: the ceilings' input
+  if (figures.endpoints || figures.ingestion) figures.crypto = measureCrypto();
 } catch (err) {
   failed = true;
   log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

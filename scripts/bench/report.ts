@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cpuSum, type Compared } from './baseline.js';
+import { ceilings, type CryptoCosts } from './ceiling.js';
 import type { EndpointFigures } from './scenarios/endpoints.js';
 import type { IngestionFigures } from './scenarios/ingestion.js';
 import type { LoginFigures } from './scenarios/login.js';
@@ -20,6 +21,8 @@ export interface Figures {
   memory?: MemoryFigures;
   /** one worker: what a login costs with confirmation off, with the reply, with confirmation on */
   cost?: CostPoint[];
+  /** the cryptography each request must do, timed after the rounds (the ceilings' input: ceiling.ts) */
+  crypto?: CryptoCosts;
 }
 
 export interface Row {
@@ -54,6 +57,9 @@ function target(value: number | null, op: '≥' | '≤' | '<' | '=', limit: numb
     value === null ? false : op === '≥' ? value >= limit : op === '≤' ? value <= limit : op === '<' ? value < limit : value === limit;
   return { target: `${op} ${limit.toLocaleString('en')}`, pass };
 }
+
+/** The req/s ratio an endpoint of the tables is held to. */
+const ratioTarget = (name: string): number => (name === 'webhook ingestion' ? TARGETS.webhookRatio : TARGETS.endpointRatio);
 
 /** The endpoints in the order of the table: name, figures. */
 export function endpointList(f: Figures): Array<[string, Compared]> {
@@ -181,7 +187,7 @@ export function curveTables(f: Figures): string[] {
             n(p.baseline.rps),
             n(p.ratio),
             range(p.ratioRange),
-            `≥ ${name === 'webhook ingestion' ? TARGETS.webhookRatio : TARGETS.endpointRatio}`,
+            `≥ ${ratioTarget(name)}`,
             n(p.service.p99),
             n(p.baseline.p99),
             n(p.p99Ratio),
@@ -214,6 +220,16 @@ export function curveTables(f: Figures): string[] {
           }),
         ),
     );
+    const tops = ceilings(eps, f.crypto);
+    if (tops.length) {
+      out.push(
+        "Ceiling: the best req/s ratio each could reach here (bare Koa's web CPU + the cryptography it must do + Redis as measured + the baseline's load generator)\n" +
+          textTable(
+            ['endpoint', 'must compute', 'crypto ms', 'least sum ms', 'bare Koa sum ms', 'ceiling', 'target', 'measured'],
+            tops.map((c) => [c.endpoint, c.crypto, n(c.cryptoMs), n(c.floorSumMs), n(c.baselineSumMs), n(c.ceiling), `≥ ${ratioTarget(c.endpoint)}`, n(c.ratio)]),
+          ),
+      );
+    }
   }
   if (f.login) {
     out.push(
@@ -267,7 +283,8 @@ export function curveTables(f: Figures): string[] {
 
 export function writeJson(file: string, meta: Record<string, unknown>, figures: Figures, all: Row[]): void {
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify({ ...meta, machine: machine(), targets: all.filter((r) => r.target), figures }, null, 2) + '\n');
+  const tops = ceilings(endpointList(figures), figures.crypto);
+  writeFileSync(file, JSON.stringify({ ...meta, machine: machine(), targets: all.filter((r) => r.target), ceilings: tops, figures }, null, 2) + '\n');
 }
 
 export function machine(): { cpus: number; cpu: string; memoryMB: number; node: string } {

@@ -15,8 +15,10 @@ interface Report {
   mode: string;
   complete: boolean;
   targets: Array<{ figure: string; target: string }>;
+  ceilings: Array<{ endpoint: string; cryptoMs: number; floorSumMs: number; baselineSumMs: number; ceiling: number; ratio: number }>;
   figures: {
-    ingestion: { accepted: number; lost: number; ratio: number };
+    crypto: { es256Sign: number; hmacToken: number; hmacPin: number; sha256Emoji: number; hmacWebhook: number };
+    ingestion: Side & { accepted: number; lost: number; ratio: number };
     login: {
       latency: Array<{ rate: number; clients: number; missing: number }>;
       workers: Array<{ workers: number; loggedIn: number; logins: number; redisCommandsPerLogin: number; perSecond: number; runs: number[] }>;
@@ -24,9 +26,7 @@ interface Report {
     cost: Array<{ mode: string; loggedIn: number; logins: number; messagesPerLogin: number; redisCommandsPerLogin: number }>;
     endpoints: Record<
       string,
-      {
-        service: { ok: number; failed: number; cpuPerRequest: number; loadCpuPerRequest: number; redisCpuPerRequest: number | null };
-        baseline: { ok: number; cpuPerRequest: number; loadCpuPerRequest: number; redisCpuPerRequest: number | null };
+      Side & {
         ratio: number;
         ratioRange: [number, number];
         p99Ratio: number;
@@ -41,6 +41,12 @@ interface Report {
       idle: { sockets: number; seconds: number; medianMB: number; minMB: number; maxMB: number } | null;
     };
   };
+}
+
+/** The two sides of a figure compared with bare Koa. */
+interface Side {
+  service: { ok: number; failed: number; cpuPerRequest: number; loadCpuPerRequest: number; redisCpuPerRequest: number | null };
+  baseline: { ok: number; cpuPerRequest: number; loadCpuPerRequest: number; redisCpuPerRequest: number | null };
 }
 
 describe('benchmark report (smoke sizes)', function () {
@@ -121,6 +127,32 @@ describe('benchmark report (smoke sizes)', function () {
     for (const figure of ['register-pin / baseline', 'refresh-token p99 / baseline p99', 'service / baseline (median of rounds)']) {
       expect(report.targets.map((t) => t.figure)).to.include(figure);
     }
+  });
+
+  it("states each ratio's ceiling from the same rounds and the cryptography each request must do", () => {
+    const { crypto, endpoints: e, ingestion } = report.figures;
+    // timed with the service's own keys: an ES256 signature costs several MACs
+    for (const [what, ms] of Object.entries(crypto)) expect(ms, what).to.be.greaterThan(0);
+    expect(crypto.es256Sign).to.be.greaterThan(crypto.hmacToken);
+    const sides: Record<string, [Side, number]> = {
+      'webhook ingestion': [ingestion, crypto.hmacWebhook],
+      'register-pin': [e.registerPin!, crypto.hmacPin + crypto.sha256Emoji],
+      'check-login (pending)': [e.checkPending!, crypto.hmacPin],
+      'check-login (verified)': [e.checkVerified!, crypto.hmacPin],
+      profile: [e.profile!, 0],
+      'refresh-token': [e.refresh!, crypto.es256Sign + 2 * crypto.hmacToken],
+    };
+    expect(report.ceilings.map((c) => c.endpoint)).to.deep.equal(Object.keys(sides));
+    for (const c of report.ceilings) {
+      const [side, cryptoMs] = sides[c.endpoint]!;
+      const { service: s, baseline: b } = side;
+      expect(c.cryptoMs, c.endpoint).to.be.closeTo(cryptoMs, 1e-4);
+      // bare Koa's own work, the endpoint's cryptography, Redis as measured, the baseline's load generator
+      expect(c.floorSumMs, c.endpoint).to.be.closeTo(b.cpuPerRequest + cryptoMs + s.redisCpuPerRequest! + b.loadCpuPerRequest, 1e-3);
+      expect(c.baselineSumMs, c.endpoint).to.be.closeTo(b.cpuPerRequest + b.loadCpuPerRequest, 1e-3);
+      expect(c.ceiling, c.endpoint).to.be.closeTo(c.baselineSumMs / c.floorSumMs, 0.01);
+    }
+    expect(stdout).to.include('Ceiling: the best req/s ratio');
   });
 
   it('prints the figures and each curve as a table', () => {
