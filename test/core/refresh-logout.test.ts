@@ -3,6 +3,8 @@ import jwt from 'jsonwebtoken';
 import { fullLogin, randomPhone, type LoginBody } from '../helpers/flow.js';
 import { get, post, request } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
+import { testRedis } from '../helpers/redis.js';
+import { keys } from '../../src/redis/keys.js';
 import { expectError, sleep, TEST_JWT_SECRET } from './support.js';
 
 /** the refresh retry leeway of this suite (short: the reuse case waits it out) */
@@ -64,6 +66,24 @@ describe('core: tokens, refresh and logout', function () {
     expect(await profileStatus(pair.token)).to.equal(401);
     expect(await profileStatus(l.token)).to.equal(401);
     expectError(await post(stack.url, '/refresh-token', { refreshToken: pair.refreshToken }, pair.token), 401, 'AUTHENTICATION_FAILED');
+  });
+
+  it('a retry whose kept pair is not a pair is answered as a closed session, never with half an answer', async function () {
+    const l = await login();
+    const r1 = await post(stack.url, '/refresh-token', { refreshToken: l.refreshToken }, l.token);
+    expect(r1.status, r1.text).to.equal(200);
+    // the rotation's record as no code writes it: the presented jti without a JSON pair
+    const { sub, sid } = jwt.decode(l.token) as { sub: string; sid: string };
+    const redis = testRedis();
+    try {
+      const record = keys(stack.prefix).rotation(sub, sid);
+      expect(await redis.hget(record, 'p'), 'the pair kept for a retry').to.equal(JSON.stringify({ token: r1.body.token, refreshToken: r1.body.refreshToken }));
+      await redis.hset(record, 'p', 'not a pair');
+      const retry = await post(stack.url, '/refresh-token', { refreshToken: l.refreshToken }, l.token);
+      expectError(retry, 401, 'AUTHENTICATION_FAILED');
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('{refreshToken} accepts a lapsed access token of the same user, not another user\'s', async function () {
