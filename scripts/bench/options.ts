@@ -64,11 +64,13 @@ export interface BenchOptions {
   outDir: string | undefined;
 }
 
-// Under a minute on the quiet 2-core machine: fewer and smaller points than the full run, each
-// still long enough to read (a blast of 0.5 s is thousands of requests).
+// Under a minute on the 2-core machine: fewer and smaller points than the full run, each still
+// long enough to read (a blast of 1 s is thousands of requests). Until autocannon sampled every
+// 100 ms (load.ts) every blast lasted at least a second whatever it asked: the rounds' 0.5 and
+// 0.8 s were 1 s, which they now say, and each 0.3 s warm-up was 1 s too.
 const QUICK: Sizes = {
   ingestionRounds: 2,
-  ingestionSeconds: 0.5,
+  ingestionSeconds: 1,
   warmupSeconds: 0.3,
   connections: 32,
   loginRates: [250, 500, 1000],
@@ -80,7 +82,7 @@ const QUICK: Sizes = {
   workerRepeats: 1,
   costLogins: 150,
   endpointRounds: 1,
-  endpointSeconds: 0.8,
+  endpointSeconds: 1,
   verifiedPerRound: 400,
   sessionPool: 400,
   registrationPoints: [500, 1000, 1500],
