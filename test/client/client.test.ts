@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { PinAuthClient, PinAuthError, SERVICE_ERROR_CODES, type LoginStatus, type Session } from '../../src/client/index.js';
+import { PinAuthClient, PinAuthError, SERVICE_ERROR_CODES, type LoginStatus, type Session } from '@pin-auth/client';
 import { ERROR_STATUS } from '../../src/errors.js';
 import { randomPhone, randomPin, sendChat } from '../helpers/flow.js';
 import { post } from '../helpers/http.js';
@@ -114,8 +114,8 @@ describe('client: the typed client against a running service', function () {
     expect(bySocket.code).to.equal('VALIDATION_ERROR');
   });
 
-  it("is importable as the package's `pin-auth/client` export (Node condition)", async function () {
-    const specifier = 'pin-auth/client';
+  it('is importable by its package name, @pin-auth/client (Node condition)', async function () {
+    const specifier = '@pin-auth/client';
     const mod = (await import(specifier)) as { PinAuthClient: unknown };
     expect(mod.PinAuthClient).to.equal(PinAuthClient);
   });

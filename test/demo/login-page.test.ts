@@ -154,13 +154,13 @@ describe('demo: the login page in a real browser (Debian Chromium)', function ()
     }
   });
 
-  it("the client's browser bundle (dist/client/pin-auth-client.js) signs in from a page", async function () {
+  it("the client's browser bundle (packages/client/dist/pin-auth-client.js) signs in from a page", async function () {
     const page = await browser.newPage();
     // served as if the app hosting it were on the service's origin
-    await page.route('**/app/pin-auth-client.js', (route) => route.fulfill({ path: path.join(ROOT, 'dist/client/pin-auth-client.js'), contentType: 'application/javascript' }));
+    await page.route('**/app/pin-auth-client.js', (route) => route.fulfill({ path: path.join(ROOT, 'packages/client/dist/pin-auth-client.js'), contentType: 'application/javascript' }));
     await page.goto(stack.url + '/');
     const text = await page.evaluate(async () => {
-      const { PinAuthClient } = (await import('/app/pin-auth-client.js' as string)) as typeof import('../../src/client/index.js');
+      const { PinAuthClient } = (await import('/app/pin-auth-client.js' as string)) as typeof import('@pin-auth/client');
       const client = new PinAuthClient({ baseUrl: location.origin });
       const login = await client.startLogin();
       (window as unknown as { pending: Promise<unknown> }).pending = login.session.then((s) => s.user.name);

@@ -4,7 +4,7 @@
  * profile with a sign-out button.
  */
 import { renderSVG } from 'uqr';
-import { PinAuthClient, type LoginAttempt, type LoginStatus, type Session } from '../../client/index.js';
+import { PinAuthClient, type LoginAttempt, type LoginStatus, type Session } from '@pin-auth/client';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 const app = $('app');
