@@ -165,6 +165,8 @@ export interface Config {
   inboundConcurrency: number;
   /** intake streams and inbound queues, one slot each on a cluster (queues/partitions.ts) */
   inboundPartitions: number;
+  /** longest wait between two attempts of an inbound job while Redis is at fault (queues/inbound-retry.ts) */
+  inboundRetryMaxMs: number;
   /** BullMQ stalled-job check interval; lower finds jobs of a killed worker sooner */
   stalledIntervalMs: number;
   shutdownTimeoutMs: number;
@@ -538,7 +540,7 @@ export function loadConfig(env: Env = process.env): Config {
     // it travels in the URL: only characters that need no escaping, and enough of them to guess none
     throw new ConfigError('WEBHOOK_PATH_SECRET must be 16 to 256 characters of letters, digits, _ or -');
   }
-  if (production && [webhookSecret, webhookJwtKey, webhookBearerKey, webhookPathSecret].every((v) => v === undefined)) {
+  if (production && webhookIsOpen({ webhookSecret, webhookJwtKey, webhookBearerKey, webhookPathSecret })) {
     throw new ConfigError(
       'One of WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY or WEBHOOK_PATH_SECRET is required when NODE_ENV=production (an open webhook lets anyone sign in as anyone)',
     );
@@ -656,6 +658,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     inboundConcurrency: int(env, 'INBOUND_CONCURRENCY', 256, 1, 1000),
     inboundPartitions: int(env, 'INBOUND_PARTITIONS', 1, 1, 64),
+    inboundRetryMaxMs: int(env, 'INBOUND_RETRY_MAX_MS', 30000, 100, 600000),
     stalledIntervalMs: int(env, 'STALLED_INTERVAL_MS', 30000, 500, 600000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 25000, 100, 600000),
     metricsIntervalMs: int(env, 'METRICS_INTERVAL_MS', 5000, 100, 600000),
@@ -665,5 +668,9 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /** The fixed development secret signs tokens (HS256) or keys PIN hashes. */
+/** No webhook method is configured: anyone who can reach the webhook can sign in as anyone. */
+export const webhookIsOpen = (c: Pick<Config, 'webhookSecret' | 'webhookJwtKey' | 'webhookBearerKey' | 'webhookPathSecret'>): boolean =>
+  [c.webhookSecret, c.webhookJwtKey, c.webhookBearerKey, c.webhookPathSecret].every((v) => v === undefined);
+
 export const DEV_SECRET_IN_USE = (c: Config): boolean =>
   c.pinHashKey === DEV_JWT_SECRET || (c.jwtAlgorithm === 'HS256' && c.jwtSecret === DEV_JWT_SECRET);

@@ -88,25 +88,48 @@ export class AppError extends Error {
 export type RedisFault = 'unreachable' | 'timeout' | 'out-of-memory' | 'read-only' | 'loading' | 'persistence-failing' | 'busy';
 
 const FAULT_PATTERNS: [RegExp, RedisFault][] = [
-  [/Command timed out/, 'timeout'],
+  [/Command timed out|Socket timeout/, 'timeout'],
   [/^OOM |OOM command not allowed/, 'out-of-memory'],
   // rate-limiter-flexible's MULTI: a command refused inside it (OOM) aborts the transaction
   [/EXECABORT|Transaction discarded/, 'out-of-memory'],
   [/READONLY|MASTERDOWN|NOREPLICAS/, 'read-only'],
   [/^LOADING|LOADING Redis is loading/, 'loading'],
   [/MISCONF/, 'persistence-failing'],
-  [/^BUSY|TRYAGAIN|CLUSTERDOWN/, 'busy'],
-  // a cluster or Sentinel between primaries
-  [/Stream isn't writeable|enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|Reached the max retries|connect ETIMEDOUT|Redis not ready|All sentinels are unreachable|Failed to refresh slots cache/, 'unreachable'],
+  // a cluster between primaries: a slot moving or its primary failing over
+  [/^BUSY|TRYAGAIN|CLUSTERDOWN|Too many Cluster redirections|^MOVED |^ASK |max number of clients/, 'busy'],
+  // the connection is gone, going, or never came (one server, Sentinel, cluster, TLS)
+  [
+    /Stream isn't writeable|enableOfflineQueue|Connection is closed|Connection is aborted|Connection is discarded|Command aborted due to connection close|Connection ended before ready|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|socket hang up|secure TLS connection|Reached the max retries|Redis not ready|All sentinels are unreachable|Failed to refresh slots cache|None of startup nodes|No master node is available|Cluster is disconnect|No sharded subscriber|No subscriber for the cluster/,
+    'unreachable',
+  ],
 ];
 
-/** The kind of Redis fault an error is, or null when it is something else. */
-export function redisFault(err: unknown): RedisFault | null {
-  if (!(err instanceof Error)) return null;
+/** Socket error codes of a connection that failed or broke (plain TCP or TLS). */
+const UNREACHABLE_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ERR_SSL_|ERR_TLS_|ERR_SOCKET_)/;
+/** ioredis' own classes for "gave up on this command" (their messages say the same, this is belt and braces) */
+const UNREACHABLE_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
+
+/**
+ * The kind of Redis fault an error is, or null when it is something else: the one classification
+ * of the service (HTTP answers, socket answers, /health, the workers' retries all ask it). Looks
+ * through `cause`, an AggregateError's `errors` (Node's connect to several addresses) and a
+ * cluster's `lastNodeError`, since a fault often arrives wrapped.
+ */
+export function redisFault(err: unknown, depth = 0): RedisFault | null {
+  if (!(err instanceof Error) || depth > 4) return null;
+  // our own 503 names the Redis fault behind it as its cause
+  if (err instanceof AppError) return err.code === 'NETWORK_ERROR' ? redisFault(err.cause, depth + 1) : null;
   const msg = err.message;
   for (const [pattern, fault] of FAULT_PATTERNS) if (pattern.test(msg)) return fault;
-  const code = (err as { code?: string }).code;
-  return code === 'ECONNREFUSED' || code === 'ECONNRESET' ? 'unreachable' : null;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && UNREACHABLE_CODES.test(code)) return 'unreachable';
+  if (UNREACHABLE_NAMES.has(err.name)) return 'unreachable';
+  const wrapped: unknown[] = [err.cause, (err as { lastNodeError?: unknown }).lastNodeError, ...(err instanceof AggregateError ? err.errors : [])];
+  for (const inner of wrapped) {
+    const fault = redisFault(inner, depth + 1);
+    if (fault !== null) return fault;
+  }
+  return null;
 }
 
 /** Errors of ioredis / BullMQ that mean "Redis could not take this", answered 503. */

@@ -50,6 +50,7 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     ...config.redisWait,
     key: keys.replicaBarrier(),
     name: `pinauth:${role}-wait:${config.instanceName}`,
+    warn: (message, meta) => log.warn(message, meta),
   });
   const scripts = new Scripts(redis);
   const queues = createQueues(redis, keys.queuePrefix, config.outboundAttempts, config.inboundPartitions);

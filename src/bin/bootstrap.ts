@@ -1,4 +1,4 @@
-import { ConfigError, DEV_SECRET_IN_USE, loadConfig, shortRetryWindows, type Config } from '../config.js';
+import { ConfigError, DEV_SECRET_IN_USE, loadConfig, shortRetryWindows, webhookIsOpen, type Config } from '../config.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createProcessMetrics, type ProcessMetrics } from '../observability/metrics.js';
 import { startSnapshotPublisher, type SnapshotPublisher } from '../observability/snapshots.js';
@@ -41,13 +41,14 @@ export function bootstrap(role: Role): Bootstrapped {
   if (config.jwtAlgorithm !== 'HS256' && config.jwtKeys.length === 0) {
     log.warn(`JWT_KEYS is not set: tokens are signed with a ${config.jwtAlgorithm} key generated at first start and kept in Redis (docs/tokens.md)`);
   }
-  if (!config.webhookSecret && !config.webhookJwtKey) {
-    log.warn('WEBHOOK_SECRET and WEBHOOK_JWT_KEY are not set: anyone who can reach the webhook can sign in as anyone.');
+  if (webhookIsOpen(config)) {
+    log.warn('Webhook authentication is not set (none of WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY, WEBHOOK_PATH_SECRET): anyone who can reach the webhook can sign in as anyone.');
   }
   for (const warning of shortRetryWindows(config)) log.warn(warning);
   const services = createServices(config, log, role);
   process.on('unhandledRejection', (reason) => log.error('unhandled rejection', { error: String(reason) }));
   const metrics = createProcessMetrics({ web: role !== 'worker', worker: role !== 'web' });
+  metrics.setReplicaDegradedSource(() => services.replicas.degraded());
   const snapshots = startSnapshotPublisher({
     redis: services.redis,
     key: services.keys.metricsNodes(),

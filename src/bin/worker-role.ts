@@ -15,6 +15,7 @@ export function startWorker(b: Bootstrapped): WorkerRole {
     onExpired: () => m.pinExpired(),
     onJobFinished: (queue, result) => m.jobFinished(queue, result),
     onOutboundResult: (gateway, result) => m.outboundResult(gateway, result),
+    onInboundFailed: () => m.inboundFailed(),
   });
   const pump = startIntakePumps(b.services);
   b.log.info('workers started', { queues: host.workers.map((w) => w.name) });

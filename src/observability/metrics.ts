@@ -42,12 +42,16 @@ export interface WorkerMetrics {
   pinExpired(): void;
   /** an outbound message the gateway took (sent) or refused for good (failed) */
   outboundResult(gateway: string, result: 'sent' | 'failed'): void;
+  /** an inbound job that failed for good (waits for `npm run replay-inbound`) */
+  inboundFailed(): void;
 }
 
 export interface ProcessMetrics {
   registry: client.Registry;
   web: WebMetrics;
   worker: WorkerMetrics;
+  /** REDIS_WAIT_REPLICAS barriers passed with fewer replicas connected than asked, read at each snapshot */
+  setReplicaDegradedSource(count: () => number): void;
 }
 
 /** Seconds from the webhook's 200 to the login: queue wait plus processing. */
@@ -159,6 +163,22 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
     labelNames: ['gateway', 'result'] as const,
     registers: workerRegs,
   });
+  const inboundFailed = new client.Counter({
+    name: `${PREFIX}inbound_failed_total`,
+    help: 'Inbound chat messages whose job failed for good (a fault other than Redis, past its attempts, or stalled too often): no login, no reply until replayed with npm run replay-inbound',
+    registers: workerRegs,
+  });
+  let replicaDegraded: () => number = () => 0;
+  new client.Counter({
+    name: `${PREFIX}replica_wait_degraded_total`,
+    help: 'REDIS_WAIT_REPLICAS barriers passed with fewer replicas connected than asked (waited for the connected ones only)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      const n = replicaDegraded();
+      if (n > 0) this.inc(n);
+    },
+  });
   const expiries = new client.Counter({
     name: `${PREFIX}pin_expiries_total`,
     help: 'Registrations that expired without a login',
@@ -192,6 +212,10 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
       },
       pinExpired: () => expiries.inc(),
       outboundResult: (gateway, result) => outbound.inc({ gateway, result }),
+      inboundFailed: () => inboundFailed.inc(),
+    },
+    setReplicaDegradedSource: (count) => {
+      replicaDegraded = count;
     },
   };
 }

@@ -23,5 +23,8 @@ export function partitionOf(messageId: string, partitions: number): number {
 /** Queue of partition k: `inbound`, then `inbound-1`, `inbound-2`, … (partition 0 keeps the old name). */
 export const inboundQueueName = (partition: number): string => (partition === 0 ? QUEUE.inbound : `${QUEUE.inbound}-${partition}`);
 
+/** Whether a queue name is one of the inbound partitions. */
+export const isInbound = (queue: string): boolean => queue === QUEUE.inbound || queue.startsWith(`${QUEUE.inbound}-`);
+
 /** 0 … n-1 */
 export const partitionList = (partitions: number): number[] => Array.from({ length: Math.max(1, partitions) }, (_, k) => k);

@@ -1,5 +1,6 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { QUEUE, type ExpiryJob, type InboundJob, type OutboundJob } from './jobs.js';
+import { INBOUND_ATTEMPTS } from './inbound-retry.js';
 import { inboundQueueName, partitionList, partitionOf } from './partitions.js';
 
 /** Producers of the queues, sharing one connection, all under KEY_PREFIX. */
@@ -22,8 +23,9 @@ export function createQueues(connection: ConnectionOptions, prefixOf: (queue: st
       connection,
       prefix: prefixOf(name),
       defaultJobOptions: {
-        attempts: 10,
-        backoff: { type: 'exponential', delay: 200 },
+        // retried until Redis is back; other faults end it sooner (inbound-retry.ts)
+        attempts: INBOUND_ATTEMPTS,
+        backoff: { type: 'inbound' },
         removeOnComplete: { age: 3600, count: 5000 },
         removeOnFail: { age: 7 * 86400 },
       },

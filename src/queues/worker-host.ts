@@ -1,11 +1,13 @@
 import { Worker, type Processor } from 'bullmq';
+import { redisFault } from '../errors.js';
 import { createSenders } from '../messaging/providers/index.js';
 import { connect } from '../redis/connection.js';
 import { coalesceWrites } from '../redis/write-coalescing.js';
 import { Notifier } from '../realtime/notifier.js';
 import type { Services } from '../services.js';
 import { QUEUE } from './jobs.js';
-import { inboundQueueName, partitionList } from './partitions.js';
+import { failedForGood, inboundBackoff } from './inbound-retry.js';
+import { inboundQueueName, isInbound, partitionList } from './partitions.js';
 import { SendLedger } from './send-ledger.js';
 import { expiryProcessor, startSafetySweep } from './workers/expiry.js';
 import { inboundProcessor, type InboundHooks } from './workers/inbound.js';
@@ -15,6 +17,8 @@ export interface WorkerHooks extends InboundHooks {
   onExpired?: () => void;
   /** every outbound message the gateway took or refused for good (metrics) */
   onOutboundResult?: (gateway: string, result: 'sent' | 'failed') => void;
+  /** an inbound job that failed for good (nothing retries it; `npm run replay-inbound` does) */
+  onInboundFailed?: () => void;
   /** every finished attempt of any queue's job (metrics) */
   onJobFinished?: (queue: string, result: 'completed' | 'failed') => void;
 }
@@ -47,7 +51,20 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
     worker.on('completed', () => hooks.onJobFinished?.(name, 'completed'));
     worker.on('failed', (job, err) => {
       hooks.onJobFinished?.(name, 'failed');
-      log.warn('job failed', { queue: name, jobId: job?.id, attempts: job?.attemptsMade, reason: err.message });
+      if (isInbound(name) && job && failedForGood(err, job.attemptsMade, job.opts.attempts)) {
+        // nothing retries it now: an operator fixes the cause and replays it
+        hooks.onInboundFailed?.();
+        log.error('inbound message failed for good; replay with `npm run replay-inbound` once the cause is fixed', {
+          queue: name,
+          jobId: job.id,
+          attempts: job.attemptsMade,
+          reason: err.message,
+        });
+        return;
+      }
+      // an outage fails every attempt of every job: one line each at debug, the outage itself is reported elsewhere
+      const level = isInbound(name) && redisFault(err) !== null ? 'debug' : 'warn';
+      log[level]('job failed', { queue: name, jobId: job?.id, attempts: job?.attemptsMade, reason: err.message });
     });
     worker.on('error', (err) => log.error('worker error', { queue: name, error: err.message }));
     return worker;
@@ -58,7 +75,12 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
   const inbound = inboundProcessor(services, notifier, hooks);
   const perPartition = Math.max(1, Math.ceil(config.inboundConcurrency / partitions.length));
   const workers: Worker[] = [
-    ...partitions.map((k) => make(inboundQueueName(k), inbound, { concurrency: perPartition })),
+    ...partitions.map((k) =>
+      make(inboundQueueName(k), inbound, {
+        concurrency: perPartition,
+        settings: { backoffStrategy: (attemptsMade: number) => inboundBackoff(attemptsMade, config.inboundRetryMaxMs) },
+      }),
+    ),
     make(QUEUE.expiry, expiryProcessor(services, notifier, hooks.onExpired), { concurrency: 32 }),
     make(
       QUEUE.outbound,

@@ -4,6 +4,7 @@ import { emojiFromChat } from '../../messaging/pin-text.js';
 import type { Step } from '../../redis/scripts.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { Services } from '../../services.js';
+import { retryOrGiveUp } from '../inbound-retry.js';
 import type { InboundJob, InboundMessage } from '../jobs.js';
 import { ChatReplies } from '../replies.js';
 
@@ -112,13 +113,15 @@ export function inboundProcessor(services: Services, notifier: Notifier, hooks: 
     try {
       return await handle(job);
     } catch (err) {
-      // the last attempt: a login it claimed must not stay "pending" for ever
-      if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || err instanceof UnrecoverableError) {
+      // a Redis fault is waited out; anything else has OTHER_FAULT_ATTEMPTS (inbound-retry.ts)
+      const outcome = retryOrGiveUp(err, job.attemptsMade);
+      if (outcome instanceof UnrecoverableError) {
+        // failed for good: a login it claimed must not stay "pending" for ever
         await endFailedLogin(services, notifier, job.data).catch((e: unknown) =>
           log.warn('could not end a failed login', { jobId: job.id, error: e instanceof Error ? e.message : String(e) }),
         );
       }
-      throw err;
+      throw outcome;
     }
   };
 }
