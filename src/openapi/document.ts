@@ -72,12 +72,16 @@ export function routeErrors(route: RouteDoc): ErrorCode[] {
 }
 
 function operation(route: RouteDoc): object {
+  const types = [route.ok.contentType ?? 'application/json'].flat();
   const responses: Record<string, object> = {
     '200': {
       description: route.ok.description,
-      content: { [route.ok.contentType ?? 'application/json']: route.ok.schema ? { schema: ref(route.ok.schema) } : {} },
+      content: Object.fromEntries(types.map((t) => [t, route.ok.schema ? { schema: ref(route.ok.schema) } : {}])),
     },
   };
+  for (const [status, other] of Object.entries(route.other ?? {})) {
+    responses[status] = { description: other.description, content: { 'application/json': { schema: ref(other.schema) } } };
+  }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of routeErrors(route)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {

@@ -29,10 +29,16 @@ export interface RouteDoc {
   params?: Record<string, string>;
   /** query parameters, by name */
   query?: Record<string, string>;
-  ok: { description: string; schema?: object; contentType?: string };
+  /** the 200 answer; an asset route names each content type it may carry */
+  ok: { description: string; schema?: object; contentType?: string | string[] };
   /** codes this route answers besides INTERNAL_ERROR (all) and, with a body, VALIDATION_ERROR and PAYLOAD_TOO_LARGE */
   errors: ErrorCode[];
+  /** answers that are not the error body, by status (health's 503 keeps the report's shape) */
+  other?: Record<number, { description: string; schema: object }>;
 }
+
+/** What the page and reference assets are served as. */
+const ASSET_TYPES = ['application/javascript', 'text/css'];
 
 const html = (description: string): RouteDoc['ok'] => ({ description, contentType: 'text/html' });
 
@@ -62,6 +68,7 @@ export const ROUTES: RouteDoc[] = [
     description: 'Answers within about a second: 503 with `status: "unavailable"` and `activePins: null` while Redis does not answer (same body shape).',
     ok: { description: 'Redis answers', schema: res.healthSchema },
     errors: [],
+    other: { 503: { description: 'Redis does not answer: `status: "unavailable"`, `activePins: null`', schema: res.healthSchema } },
   },
   {
     method: 'get',
@@ -92,7 +99,7 @@ export const ROUTES: RouteDoc[] = [
     description: 'Verified results are handed out once (then 404) and stay collectable at least VERIFIED_GRACE_SECONDS after the login. Poll at most once a second.',
     body: req.checkLoginSchema,
     ok: { description: 'pending, or verified with tokens', schema: res.checkLoginResponseSchema },
-    errors: ['PIN_NOT_FOUND', 'PIN_EXPIRED', 'LOGIN_DENIED', 'RATE_LIMITED', 'NETWORK_ERROR'],
+    errors: ['PIN_NOT_FOUND', 'PIN_EXPIRED', 'LOGIN_DENIED', 'LOGIN_FAILED', 'RATE_LIMITED', 'NETWORK_ERROR'],
   },
   {
     method: 'post',
@@ -160,7 +167,7 @@ export const ROUTES: RouteDoc[] = [
     auth: 'bearer',
     body: req.sendMessageSchema,
     ok: { description: 'queued (sent by a worker, retried with backoff)', schema: res.sendMessageResponseSchema },
-    errors: ['AUTHENTICATION_FAILED', 'RATE_LIMITED', 'NETWORK_ERROR'],
+    errors: ['AUTHENTICATION_FAILED', 'IDEMPOTENCY_KEY_REUSED', 'RATE_LIMITED', 'NETWORK_ERROR'],
   },
   {
     method: 'get',
@@ -233,7 +240,7 @@ export const ROUTES: RouteDoc[] = [
     tag: 'pages',
     summary: "The reference page's script and styles",
     params: { asset: 'file name' },
-    ok: { description: 'JavaScript or CSS', contentType: 'application/javascript' },
+    ok: { description: 'JavaScript or CSS', contentType: ASSET_TYPES },
     errors: ['NOT_FOUND'],
   },
   {
@@ -251,7 +258,7 @@ export const ROUTES: RouteDoc[] = [
     tag: 'pages',
     summary: "The login page's script and styles (when DEMO_PAGE is on)",
     params: { asset: 'file name' },
-    ok: { description: 'JavaScript or CSS', contentType: 'application/javascript' },
+    ok: { description: 'JavaScript or CSS', contentType: ASSET_TYPES },
     errors: ['NOT_FOUND'],
   },
 ];

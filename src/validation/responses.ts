@@ -55,10 +55,11 @@ export const errorBodySchema = {
 export const healthSchema = {
   type: 'object',
   properties: {
-    status: { enum: ['ok', 'unavailable'] },
+    status: { enum: ['ok', 'degraded', 'unavailable'], description: '`degraded`: Redis answers but refuses writes; `unavailable`: it does not answer (both 503)' },
     timestamp: { type: 'string', format: 'date-time' },
     activePins: { type: ['integer', 'null'], description: 'null while Redis does not answer' },
     instance: str,
+    reason: { type: 'string', description: 'with a 503: the Redis fault (out-of-memory, read-only, unreachable, ...)' },
   },
   required: ['status', 'timestamp', 'activePins', 'instance'],
 } as const;

@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { buildOpenApi } from '../../src/openapi/document.js';
 import { randomEmoji, randomPhone, randomPin, sendChat } from '../helpers/flow.js';
 import { eventually, get, post, request, type JsonResponse } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { PrivateRedis } from '../helpers/private-redis.js';
+import { startProcess, startStack, stopProcess, type Stack } from '../helpers/processes.js';
 
 /**
  * Real answers of a running service, each checked against the schema the document gives for
@@ -12,13 +13,15 @@ import { startStack, type Stack } from '../helpers/processes.js';
 describe('openapi: real responses match the document', function () {
   this.timeout(60000);
   let stack: Stack;
+  let served: { paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, unknown> }> }>> };
   const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
 
   before(async function () {
     stack = await startStack({ name: 'openapi', webs: 1, workers: 1 });
-    const served = await get(stack.url, '/openapi.json');
-    expect(served.status).to.equal(200);
-    ajv.addSchema(served.body, 'doc');
+    const doc = await get(stack.url, '/openapi.json');
+    expect(doc.status).to.equal(200);
+    served = doc.body as typeof served;
+    ajv.addSchema(doc.body, 'doc');
   });
   after(async () => stack?.stop());
 
@@ -76,6 +79,46 @@ describe('openapi: real responses match the document', function () {
     const unauthenticated = await get(stack.url, '/profile');
     expect(unauthenticated.status).to.equal(401);
     conforms('get', '/profile', unauthenticated);
+  });
+
+  it('the answers beside the common path: a reused Idempotency-Key, the CSS assets, health while Redis is down', async function () {
+    const pin = randomPin();
+    const emojiString = randomEmoji();
+    await post(stack.url, '/register-pin', { pin, emojiString });
+    await sendChat(stack.url, `PIN: ${emojiString}`, { phone: randomPhone(), pushName: 'Ana' });
+    const login = await eventually(async () => {
+      const r = await post<{ verified: boolean; token: string }>(stack.url, '/check-login', { pin });
+      return r.body.verified ? r : undefined;
+    });
+    const key = { 'idempotency-key': `reuse-${randomPin()}` };
+    const first = await request(stack.url, 'POST', '/send-message', { json: { phoneNumber: '+15551234567', message: 'one' }, headers: key, token: login.body.token });
+    expect(first.status).to.equal(200);
+    const reused = await request(stack.url, 'POST', '/send-message', { json: { phoneNumber: '+15551234567', message: 'two' }, headers: key, token: login.body.token });
+    expect(reused.status).to.equal(422);
+    conforms('post', '/send-message', reused);
+
+    for (const [path, documented] of [['/demo/style.css', '/demo/{asset}'], ['/docs/swagger-ui.css', '/docs/{asset}']] as const) {
+      const css = await request(stack.url, 'GET', path);
+      expect(css.status, path).to.equal(200);
+      const type = css.headers.get('content-type')!.split(';')[0]!;
+      expect(served.paths[documented]!['get']!.responses['200']!.content, path).to.have.property(type);
+    }
+
+    const redis = await PrivateRedis.start();
+    const web = await startProcess('web', { ...stack.env, REDIS_URL: redis.url });
+    try {
+      expect((await get(web.url, '/health')).status).to.equal(200);
+      await redis.kill();
+      const down = await eventually(async () => {
+        const r = await get(web.url, '/health');
+        return r.status === 503 ? r : undefined;
+      });
+      expect(down.body).to.include({ status: 'unavailable', activePins: null });
+      conforms('get', '/health', down);
+    } finally {
+      await stopProcess(web);
+      await redis.kill();
+    }
   });
 
   it('serves the reference page and its assets from the service (no CDN)', async function () {

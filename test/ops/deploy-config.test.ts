@@ -105,6 +105,31 @@ describe('ops: compose, .env.example and app.json against the config module', fu
     expect(read('docs/operations.md')).to.match(/standard-1x/i);
   });
 
+  it('app.json as deployed (generated secrets, its values) loads, and never asks a chat question nobody receives', function () {
+    const app = JSON.parse(read('app.json')) as { env: Record<string, { value?: string; generator?: string }> };
+    const env: Record<string, string> = { REDIS_URL: 'redis://127.0.0.1:6379' };
+    for (const [name, v] of Object.entries(app.env)) {
+      if (v.value !== undefined) env[name] = v.value;
+      else if (v.generator === 'secret') env[name] = 's'.repeat(64); // Heroku's generator: 64 hex characters
+    }
+    const config = loadConfig(env);
+    expect(config.production).to.equal(true);
+    expect(config.loginConfirmation && config.messagingProvider === 'log', 'confirmation on with the log provider: the question is never delivered').to.equal(false);
+    expect(app.env['JWT_SECRET']!.generator).to.equal('secret');
+  });
+
+  it("compose checks the environment once before any node starts (service 'config', the same variables)", function () {
+    const services = compose() as Record<string, ComposeService & { command?: string[]; depends_on?: Record<string, { condition: string }>; image?: string }>;
+    expect(services['config']!.command).to.deep.equal(['node', 'dist/src/bin/check.js', 'config']);
+    const { INSTANCE_NAME: _name, ...workerEnv } = services['worker1']!.environment!;
+    expect(services['config']!.environment).to.deep.equal(workerEnv);
+    for (const name of ['web1', 'web2', 'worker1', 'worker2']) {
+      expect(services[name]!.depends_on?.['config']?.condition, name).to.equal('service_completed_successfully');
+      expect(services[name]!.image, `${name} runs the one image`).to.equal(services['config']!.image);
+    }
+    for (const name of ['web1', 'web2']) expect(services['lb']!.depends_on?.[name]?.condition).to.equal('service_healthy');
+  });
+
   it('Dockerfile on a Node LTS that engines allows (22 or 24), engines covering the Node running this test', function () {
     const froms = [...read('Dockerfile').matchAll(/^FROM node:(\d+)/gm)].map((m) => Number(m[1]));
     expect(froms.length).to.be.greaterThan(0);
