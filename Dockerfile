@@ -4,8 +4,6 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # the client package is an npm workspace (packages/client): npm ci links it
 COPY packages/client/package.json ./packages/client/
-# the dependency patches (patches/README.md) are applied by npm ci's postinstall
-COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY packages ./packages
