@@ -1,10 +1,9 @@
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
 import { connect, type RedisClient } from '../redis/connection.js';
 import type { Services } from '../services.js';
-import { originOf } from '../auth/origin.js';
-import { compactConnection, trimHandshakes } from './connection-footprint.js';
+import { originOf, type Origin } from '../auth/origin.js';
 import { deliverAwaiting, deliverEnded, deliverExpiry, deliverLogin, isLoginResult } from './delivery.js';
 import { INTERNAL_EVENTS } from './events.js';
 import { createHandlers } from './handlers.js';
@@ -70,19 +69,23 @@ export function attachRealtime(httpServer: HttpServer, services: Services): Real
     if (typeof pinHash === 'string' && typeof pinId === 'string') deliverEnded(io, pinHash, pinId, 'LOGIN_FAILED');
   });
 
-  // Only the client IP and the device (from the User-Agent, for the chat confirmation) are kept
-  // of the handshake; the rest is let go (connection-footprint.ts).
-  const handshakeOf = trimHandshakes(httpServer, io, (request, remoteAddress) => {
-    const ip = clientIp(request.headers, remoteAddress, config.trustProxy);
-    return { ip, origin: originOf(request.headers['user-agent'], ip) };
+  // Socket.IO's memory guide (socket.io/docs/v4/memory-usage): a connection's handshake request
+  // is let go once read. Only the client IP and the device (from the User-Agent, for the chat
+  // confirmation) are kept; `socket.handshake.headers` is empty as a result.
+  const clients = new WeakMap<object, { ip: string; origin: Origin }>();
+  io.engine.on('connection', (raw: { request: IncomingMessage | null; remoteAddress: string }) => {
+    if (raw.request) {
+      const ip = clientIp(raw.request.headers, raw.remoteAddress, config.trustProxy);
+      clients.set(raw, { ip, origin: originOf(raw.request.headers['user-agent'], ip) });
+    }
+    raw.request = null;
   });
 
   const bindHandlers = createHandlers(services, new EventThrottle(services.limits.socketBudget()));
   io.on('connection', (socket) => {
-    const client = handshakeOf(socket);
+    const client = clients.get(socket.conn);
     initSocketData(socket, client?.ip ?? socket.handshake.address, client?.origin);
     bindHandlers(socket);
-    compactConnection(socket);
   });
 
   return {
