@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { VERIFIED_ACCESS_TOKENS } from '../config.js';
 import { AppError } from '../errors.js';
 import { remembered } from '../remembered.js';
 import { newShortId } from './ids.js';
@@ -81,18 +82,6 @@ function signWith(key: { header: string; sign(input: string): string }, claims: 
 }
 
 const invalid = (): AppError => new AppError('AUTHENTICATION_FAILED', 'Invalid or expired token');
-
-/**
- * Access tokens already verified, by their exact text: an app polls /profile (and the other
- * protected endpoints) with the same token until it expires, and the signature check (ES256:
- * 45–90 µs) was most of such a request's CPU. Bounded: by default at most this many
- * (VERIFIED_TOKEN_CACHE), least recently used first out (the claims and the token string as the
- * key: about 0.9 KB for an ES256 token, measured, ≈ 9 MB for 10,000). Only the signature
- * and the claims' shape are remembered; time (exp, nbf) and type are checked on every use, and
- * the session is still read from Redis by whoever needs it open (sessions.ts), so a closed
- * session is refused at once.
- */
-export const VERIFIED_ACCESS_TOKENS = 10_000;
 
 export class TokenService {
   private ring: KeyRing | undefined;

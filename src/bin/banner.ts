@@ -1,11 +1,13 @@
 import type { Config } from '../config.js';
-import type { Role } from './bootstrap.js';
 
 /**
  * The start-up banner: what a person needs to see that the process runs as intended (where to
  * open it, which roles, which gateway, which Redis, whether the dashboard is on, which key
  * prefix). The Redis address is shown without its user name and password.
  */
+/** What a process runs: the Procfile's roles, or every role in one (`npm start`). */
+export type Role = 'web' | 'worker' | 'all';
+
 export interface BannerFacts {
   url: string | undefined;
   roles: string;

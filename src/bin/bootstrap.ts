@@ -4,7 +4,7 @@ import { createProcessMetrics, type ProcessMetrics } from '../observability/metr
 import { startSnapshotPublisher, type SnapshotPublisher } from '../observability/snapshots.js';
 import { waitReady } from '../redis/connection.js';
 import { createServices, type Services } from '../services.js';
-import { bannerFacts, bannerText } from './banner.js';
+import { bannerFacts, bannerText, type Role } from './banner.js';
 
 /**
  * What every entry point does first: read the config (one line and exit 1 when it is wrong),
@@ -20,8 +20,6 @@ export interface Bootstrapped {
   snapshots: SnapshotPublisher;
   role: Role;
 }
-
-export type Role = 'web' | 'worker' | 'all';
 
 export function bootstrap(role: Role): Bootstrapped {
   let config: Config;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { KeyRing } from '../../../src/auth/key-ring.js';
-import { TokenService, VERIFIED_ACCESS_TOKENS } from '../../../src/auth/tokens.js';
-import { ConfigError, loadConfig } from '../../../src/config.js';
+import { TokenService } from '../../../src/auth/tokens.js';
+import { ConfigError, loadConfig, VERIFIED_ACCESS_TOKENS } from '../../../src/config.js';
 
 const SECRET = 'unit-secret-0123456789abcdef0123456789';
 const SETTINGS = { issuer: 'pin-auth', accessTtl: 900, refreshTtl: 3600 };
