@@ -84,5 +84,5 @@ const meta = {
 writeJson(file, meta, figures, all);
 writeHtml(path.join(outDir, 'latest.html'), meta, figures, all);
 log(`written to ${path.relative(process.cwd(), file)} and latest.html beside it`);
-if (opts.profile) log(`CPU profiles in ${profileDir}: node dist/scripts/bench/profile-summary.js ${profileDir}`);
+if (opts.profile) log(`CPU profiles in ${profileDir} (open them in Chrome DevTools' Performance panel)`);
 process.exit(failed ? 1 : 0);

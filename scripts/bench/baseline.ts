@@ -10,11 +10,11 @@ import { median, round } from './stats.js';
  * length, load and request shape, so whatever else the machine does hits both alike; the ratio
  * is the median of the rounds' ratios (one disturbed round does not move it).
  */
-export async function startBaseline(opts: { nodeArgs?: string[]; wrap?: readonly string[]; readyTimeoutMs?: number } = {}): Promise<Child> {
+export async function startBaseline(opts: { nodeArgs?: string[] } = {}): Promise<Child> {
   const port = await freePort();
-  const baseline = spawnNode('baseline', 'dist/scripts/bench/baseline-server.js', { NODE_ENV: 'production', PORT: String(port) }, opts.nodeArgs ?? [], port, opts.wrap);
+  const baseline = spawnNode('baseline', 'dist/scripts/bench/baseline-server.js', { NODE_ENV: 'production', PORT: String(port) }, opts.nodeArgs ?? [], port);
   try {
-    await waitUntil(baseline, () => answers(baseline.url), opts.readyTimeoutMs);
+    await waitUntil(baseline, () => answers(baseline.url));
   } catch (err) {
     // not left running when it never answered (waitUntil gives up on a live process too)
     await stopChild(baseline);

@@ -26,13 +26,9 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-/**
- * Spawns `node <nodeArgs> <script>` from the repository root with exactly `env` (plus PATH);
- * with `wrap` (a command and its arguments, e.g. valgrind's) node runs under it.
- */
-export function spawnNode(name: string, script: string, env: Record<string, string>, nodeArgs: string[] = [], port = 0, wrap: readonly string[] = []): Child {
-  const command = [...wrap, process.execPath, ...nodeArgs, script];
-  const child = spawn(command[0]!, command.slice(1), {
+/** Spawns `node <nodeArgs> <script>` from the repository root with exactly `env` (plus PATH). */
+export function spawnNode(name: string, script: string, env: Record<string, string>, nodeArgs: string[] = [], port = 0): Child {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

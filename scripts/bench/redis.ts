@@ -32,15 +32,6 @@ export async function cleanPrefix(redis: Redis, prefix: string): Promise<number>
   return deleted;
 }
 
-/** Keys under `prefix:<sub>*`. */
-export async function countKeys(redis: Redis, prefix: string, sub: string): Promise<number> {
-  let n = 0;
-  await scanPrefix(redis, `${prefix}:${sub}`.replace(/:$/, ''), async (keys) => {
-    n += keys.length;
-  });
-  return n;
-}
-
 /** INFO memory used_memory, bytes (the whole server: other tenants of a shared Redis move it too). */
 export async function usedMemory(redis: Redis): Promise<number> {
   const info = await redis.info('memory');
