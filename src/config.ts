@@ -171,6 +171,8 @@ export interface Config {
   metricsToken: string | undefined;
   trustProxy: boolean;
   corsOrigins: string[];
+  /** open Socket.IO connections one IP group may hold on one web node (SOCKETS_PER_IP) */
+  socketsPerIp: number;
   logLevel: string;
   rateLimits: RateLimitConfig;
   inboundConcurrency: number;
@@ -654,6 +656,8 @@ export function loadConfig(env: Env = process.env): Config {
       .split(',')
       .map((o) => o.trim())
       .filter((o) => o !== ''),
+    // a NATed office or campus shows one address for hundreds of people
+    socketsPerIp: int(env, 'SOCKETS_PER_IP', 300, 1, 1e6),
     logLevel,
     rateLimits: {
       registerPerMinute: int(env, 'RATE_REGISTER_PER_MINUTE', 30, 1, 1e6),

@@ -119,6 +119,12 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
     labelNames: ['limit'] as const,
     registers: webRegs,
   });
+  const socketsRefused = new client.Counter({
+    name: `${PREFIX}socket_handshakes_refused_total`,
+    help: 'Socket.IO handshakes refused: from a foreign origin, or over SOCKETS_PER_IP',
+    labelNames: ['reason'] as const,
+    registers: webRegs,
+  });
   let socketCount: () => number = () => 0;
   new client.Gauge({
     name: `${PREFIX}socket_connections`,
@@ -197,6 +203,7 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
       wrongGuess: (action) => wrongGuesses.inc({ action }),
       collision: (kind) => collisions.inc({ kind }),
       rateLimited: (limit) => rateLimited.inc({ limit }),
+      socketRefused: (reason) => socketsRefused.inc({ reason }),
       setSocketSource: (count) => {
         socketCount = count;
       },

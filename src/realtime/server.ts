@@ -10,6 +10,7 @@ import { createHandlers } from './handlers.js';
 import { initSocketData } from './socket-state.js';
 import { EventThrottle } from './throttle.js';
 import { clientIp } from '../security/client-ip.js';
+import { socketAdmission } from './admission.js';
 
 export interface Realtime {
   io: Server;
@@ -45,8 +46,10 @@ export function attachRealtime(httpServer: HttpServer, services: Services): Real
   // ioredis 6 turns into the same `messageBuffer`/`pmessageBuffer` events the adapter listens to.
   const pub = connect(config.redis, 'subscriber', `pinauth:io-pub:${config.instanceName}`);
   const sub = connect(config.redis, 'subscriber', `pinauth:io-sub:${config.instanceName}`);
+  const admission = socketAdmission(config, services.limits.group, services.probes);
   const io = new Server(httpServer, {
     serveClient: false,
+    allowRequest: admission.allowRequest,
     maxHttpBufferSize: 16 * 1024,
     cors: config.corsOrigins.length > 0 ? { origin: config.corsOrigins } : undefined,
     adapter: socketAdapter(config.redis.kind === 'cluster', pub, sub, keys.socketChannel()),
@@ -68,6 +71,9 @@ export function attachRealtime(httpServer: HttpServer, services: Services): Real
   io.on(INTERNAL_EVENTS.loginFailed, (pinHash: unknown, pinId: unknown) => {
     if (typeof pinHash === 'string' && typeof pinId === 'string') deliverEnded(io, pinHash, pinId, 'LOGIN_FAILED');
   });
+
+  // before the handshake request is let go (below)
+  admission.count(io);
 
   // Socket.IO's memory guide (socket.io/docs/v4/memory-usage): a connection's handshake request
   // is let go once read. Only the client IP and the device (from the User-Agent, for the chat

@@ -13,12 +13,15 @@ import type { BudgetName } from './limits.js';
 export type ProbeVia = 'http' | 'socket';
 export type GuessAction = 'check' | 'cancel';
 export type CollisionKind = 'pin' | 'emoji';
+/** a socket handshake from a foreign origin, or over the IP group's connection cap */
+export type SocketRefusal = 'origin' | 'cap';
 
 /** Where the counters go (the web role's metrics). */
 export interface ProbeSink {
   wrongGuess(action: GuessAction): void;
   collision(kind: CollisionKind): void;
   rateLimited(limit: BudgetName): void;
+  socketRefused(reason: SocketRefusal): void;
 }
 
 /** At most one refusal line per IP group and budget this often, per process. */
@@ -49,7 +52,17 @@ export class Probes {
 
   rateLimited(ipGroup: string, via: ProbeVia, limit: BudgetName, retryAfter: number): void {
     this.sink?.rateLimited(limit);
-    const key = `${limit} ${ipGroup}`;
+    this.refusal(`${limit} ${ipGroup}`, 'rate limited', { ipGroup, via, limit, retryAfter });
+  }
+
+  socketRefused(ipGroup: string, reason: SocketRefusal): void {
+    this.sink?.socketRefused(reason);
+    const line = reason === 'origin' ? 'socket handshake refused: foreign origin' : 'socket handshake refused: too many connections from this network';
+    this.refusal(`socket-${reason} ${ipGroup}`, line, { ipGroup, via: 'socket', reason });
+  }
+
+  /** A refusal's warn line, at most one per key every REFUSAL_LOG_EVERY_MS. */
+  private refusal(key: string, line: string, fields: Record<string, unknown>): void {
     const now = Date.now();
     const seen = this.lastRefusalLog.get(key);
     if (seen && now - seen.at < REFUSAL_LOG_EVERY_MS) {
@@ -58,6 +71,6 @@ export class Probes {
     }
     if (this.lastRefusalLog.size >= THROTTLE_MAX_KEYS) this.lastRefusalLog.clear();
     this.lastRefusalLog.set(key, { at: now, skipped: 0 });
-    this.log.warn('rate limited', { ipGroup, via, limit, retryAfter, ...(seen?.skipped ? { notLogged: seen.skipped } : {}) });
+    this.log.warn(line, { ...fields, ...(seen?.skipped ? { notLogged: seen.skipped } : {}) });
   }
 }

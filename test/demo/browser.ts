@@ -16,12 +16,13 @@ export function ensureChromium(): string | undefined {
   return ensureDebianPackages([CHROMIUM, '/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf'], ['chromium', 'fonts-noto-color-emoji']);
 }
 
-export async function launch(): Promise<Browser> {
+/** `extraArgs`: more Chromium switches (e.g. `--host-resolver-rules` for pages on made-up hosts). */
+export async function launch(extraArgs: string[] = []): Promise<Browser> {
   process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = '1';
   mkdirSync(SCREENSHOTS, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
   });
 }
 

@@ -1,0 +1,103 @@
+import type { IncomingMessage } from 'node:http';
+import type { Server } from 'socket.io';
+import { clientIp } from '../security/client-ip.js';
+import type { Probes } from '../security/probes.js';
+
+/**
+ * Which Socket.IO handshakes a web node takes (engine.io's `allowRequest`, run for the first
+ * request of every connection, websocket upgrade and polling alike):
+ * - the origin policy of HTTP: a browser page may connect only from the service's own origin
+ *   or one in CORS_ORIGINS. Browsers send `Origin` on every websocket handshake and every
+ *   cross-origin request, so a page elsewhere can't borrow its visitor's browser and network
+ *   to register a PIN (cross-site WebSocket hijacking). A request without `Origin` comes from
+ *   no browser page (a server, a mobile app, a test) and is taken: whoever sends it shows its
+ *   own device and address. `Origin: null` (sandboxed frames, files) is refused.
+ * - at most SOCKETS_PER_IP open connections per IP group on this node, so one address can't
+ *   hold a node's memory.
+ * Refused handshakes get 403 with engine.io's body `{"code":4,"message":"<CODE>: ..."}`.
+ */
+export interface AdmissionSettings {
+  corsOrigins: readonly string[];
+  trustProxy: boolean;
+  socketsPerIp: number;
+}
+
+export const ORIGIN_REFUSED = 'FORBIDDEN: this origin may not open sockets here (CORS_ORIGINS)';
+export const TOO_MANY_SOCKETS = 'RATE_LIMITED: too many open connections from this network';
+
+/** engine.io's socket, as far as this module reads it. */
+interface EngineSocket {
+  request: IncomingMessage | null;
+  once(event: 'close', listener: () => void): unknown;
+}
+
+/**
+ * `host` (the request's Host header) names the same host and port as `origin`, the scheme's
+ * default port included either way. The scheme is not compared: behind a TLS-terminating proxy
+ * the node sees plain HTTP for an `https:` page of its own.
+ */
+function sameHost(origin: URL, host: string | undefined): boolean {
+  if (!host) return false;
+  try {
+    return new URL(`${origin.protocol}//${host}`).host === origin.host;
+  } catch {
+    return false;
+  }
+}
+
+export function originAllowed(origin: string | undefined, host: string | undefined, listed: ReadonlySet<string>): boolean {
+  if (origin === undefined) return true;
+  if (listed.has(origin)) return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // "null", or not an origin at all
+  }
+  return (url.protocol === 'https:' || url.protocol === 'http:') && sameHost(url, host);
+}
+
+export interface Admission {
+  /** engine.io's (and Socket.IO's) `allowRequest` option */
+  allowRequest(req: IncomingMessage, answer: (err: string | null | undefined, success: boolean) => void): void;
+  /** counts the connections of `io` per IP group from now on */
+  count(io: Server): void;
+}
+
+/** `group` maps a client address to its IP group (ip-group.ts, shared with the budgets). */
+export function socketAdmission(settings: AdmissionSettings, group: (ip: string) => string, probes: Probes): Admission {
+  const listed = new Set(settings.corsOrigins);
+  const open = new Map<string, number>();
+  /** the group of each admitted handshake, until its connection is counted */
+  const admitted = new WeakMap<IncomingMessage, string>();
+
+  const allowRequest: Admission['allowRequest'] = (req, answer) => {
+    const g = group(clientIp(req.headers, req.socket.remoteAddress, settings.trustProxy));
+    if (!originAllowed(req.headers.origin, req.headers.host, listed)) {
+      probes.socketRefused(g, 'origin');
+      return answer(ORIGIN_REFUSED, false);
+    }
+    // engine.io answers synchronously from here to its 'connection' event, so a burst of
+    // handshakes is counted one by one
+    if ((open.get(g) ?? 0) >= settings.socketsPerIp) {
+      probes.socketRefused(g, 'cap');
+      return answer(TOO_MANY_SOCKETS, false);
+    }
+    admitted.set(req, g);
+    answer(null, true);
+  };
+
+  const count = (io: Server): void => {
+    io.engine.on('connection', (raw: EngineSocket) => {
+      const g = raw.request ? admitted.get(raw.request) : undefined;
+      if (g === undefined) return;
+      open.set(g, (open.get(g) ?? 0) + 1);
+      raw.once('close', () => {
+        const left = (open.get(g) ?? 1) - 1;
+        if (left <= 0) open.delete(g);
+        else open.set(g, left);
+      });
+    });
+  };
+  return { allowRequest, count };
+}
