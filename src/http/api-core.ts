@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Services } from '../services.js';
 import { validate } from '../validation/validate.js';
+import { IdempotencyKeys } from './idempotency.js';
 import { JsonText } from './json-text.js';
 
 /**
@@ -22,6 +23,8 @@ export interface ApiCall {
   userAgent: string;
   /** the Authorization header, '' when absent */
   authorization: string;
+  /** the Idempotency-Key header, '' when absent */
+  idempotencyKey: string;
   /** the request's logger (request id stamped), made on first use */
   log(): Logger;
   /** an info line through log(); nothing is made when info lines are off (the hot paths' logs) */
@@ -45,8 +48,9 @@ export function apiHandlers(services: Services): Record<ApiRoute, ApiHandler> {
      * no-oracle rules live in the registration script (src/redis/scripts/register.lua).
      */
     async registerPin(call) {
-      const { pin, emojiString } = validate.registerPin(await call.body());
-      const reg = await registrations.register(pin, emojiString, { ip: call.ip, via: 'http', origin: originOf(call.userAgent, call.ip) });
+      const { pin, emojiString, idempotencyKey } = validate.registerPin(await call.body());
+      const key = IdempotencyKeys.parse(call.idempotencyKey) ?? idempotencyKey;
+      const reg = await registrations.register(pin, emojiString, { ip: call.ip, via: 'http', origin: originOf(call.userAgent, call.ip) }, key);
       if (!reg.decoy) call.info(reg.created ? 'pin registered' : 'pin re-registered', { pinId: reg.pinId });
       return {
         success: true,

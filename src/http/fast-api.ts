@@ -96,6 +96,7 @@ export async function fastApi(options: FastApiOptions, next: RequestListener): P
       ip: clientIp(req.headers, req.socket.remoteAddress, trustProxy),
       userAgent: req.headers['user-agent'] ?? '',
       authorization: req.headers.authorization ?? '',
+      idempotencyKey: String(req.headers['idempotency-key'] ?? ''),
       log: () => (call.claims ? (userLog ??= requestLog().child({ userId: call.claims.sub })) : requestLog()),
       // a request's child logger costs ≈ 2 µs to make: not made for a line that is not written
       info: infoLines ? (message, fields) => call.log().info(message, fields) : skip,

@@ -24,6 +24,7 @@ export function koaApi(handler: ApiHandler, parseBody?: BodyParser) {
       ip: ctx.ip,
       userAgent: ctx.get('user-agent'),
       authorization: ctx.get('authorization'),
+      idempotencyKey: ctx.get('idempotency-key'),
       log: () => (call.claims ? (userLog ??= ctx.state.log.child({ userId: call.claims.sub })) : ctx.state.log),
       info: (message, fields) => call.log().info(message, fields),
     };

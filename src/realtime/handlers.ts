@@ -50,7 +50,7 @@ export function createHandlers(services: Services, throttle: EventThrottle): (so
 
   const registerPin = async (socket: Socket, payload: unknown, ack: Ack | undefined): Promise<void> => {
     const data = socketData(socket);
-    const { pin, emojiString } = validate.registerPin(payload);
+    const { pin, emojiString, idempotencyKey } = validate.registerPin(payload);
     // Gone meanwhile: joining a room now would leave a dead socket id in it for good.
     if (!socket.connected) return;
     const pinHash = registrations.pinKey(pin);
@@ -61,7 +61,7 @@ export function createHandlers(services: Services, throttle: EventThrottle): (so
     // Follow the registration before it exists, so a login landing meanwhile still reaches us.
     const held = before ?? { pin, pinId: null };
     if (!before) hold(socket, pinHash, held);
-    const reg = await registrations.register(pin, emojiString, { ip: data.ip, via: 'socket', origin: data.origin }).catch((err: unknown) => {
+    const reg = await registrations.register(pin, emojiString, { ip: data.ip, via: 'socket', origin: data.origin }, idempotencyKey).catch((err: unknown) => {
       if (!before && heldPin(socket, pinHash) === held) forget(socket, pinHash);
       throw err;
     });

@@ -13,6 +13,11 @@ export interface Keys {
   prefix: string;
   /** registration hash, by PIN hash; tag `r<pinHash>` */
   registration(pinHash: string): string;
+  /**
+   * a decoy answered to a keyed register-pin attempt (its pinId and expiry), so its repeat answers
+   * as a retry would; tag `r<pinHash>`, the registration's (its step reads it)
+   */
+  attemptDecoy(pinHash: string, attemptTag: string): string;
   /** normalised emoji string → PIN hash of the active registration holding it; tag of its own */
   emoji(normalisedEmoji: string): string;
   /** sorted set: PIN hashes of one bucket scored by expiry (ms); the expiry sweep walks every bucket */
@@ -78,6 +83,7 @@ export function keys(prefix: string): Keys {
   return {
     prefix,
     registration: (h) => `${prefix}:reg:{r${h}}`,
+    attemptDecoy: (h, tag) => `${prefix}:decoy:{r${h}}:${tag}`,
     emoji: (e) => `${prefix}:emo:{e${e}}`,
     active: (b) => `${prefix}:active:{a${b}}`,
     activeBucket: (h) => Math.max(0, BASE64URL.indexOf(h.charAt(0))) % ACTIVE_BUCKETS,

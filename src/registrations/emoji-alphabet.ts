@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { hkdfSync, randomFillSync } from 'node:crypto';
 
 /**
  * The alphabet of the emoji strings the server draws. Chosen so a person reads and types them
@@ -40,15 +40,30 @@ function randomByte(): number {
   return block[--unused]!;
 }
 
-/** `count` uniformly drawn strings of `length` emoji each from the alphabet (crypto randomness). */
-export function drawEmojiStrings(count: number, length: number): string[] {
+/** `count` strings of `length` emoji each, one symbol per byte that `next` gives. */
+function stringsFrom(next: () => number, count: number, length: number): string[] {
   const out: string[] = [];
   for (let c = 0; c < count; c++) {
     let text = '';
-    for (let i = 0; i < length; i++) text += EMOJI_ALPHABET[randomByte() & SYMBOL_MASK];
+    for (let i = 0; i < length; i++) text += EMOJI_ALPHABET[next() & SYMBOL_MASK];
     out.push(text);
   }
   return out;
+}
+
+/** `count` uniformly drawn strings of `length` emoji each from the alphabet (crypto randomness). */
+export const drawEmojiStrings = (count: number, length: number): string[] => stringsFrom(randomByte, count, length);
+
+/**
+ * The same draw made from a secret seed (HKDF-SHA256 of it): the same seed gives the same
+ * strings, so a retried registration (the PIN and its Idempotency-Key, keyed by the server's
+ * PIN-hash key: registrations/pin.ts) finds the string its first attempt drew without the string
+ * being stored anywhere. Uniform as long as the seed is secret.
+ */
+export function deriveEmojiStrings(seed: Buffer, count: number, length: number): string[] {
+  const bytes = Buffer.from(hkdfSync('sha256', seed, '', 'pin-auth/emoji-strings/v1', count * length));
+  let at = 0;
+  return stringsFrom(() => bytes[at++]!, count, length);
 }
 
 /** Bits of a drawn string of `length` emoji. */

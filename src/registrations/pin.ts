@@ -24,6 +24,16 @@ export class PinHasher {
     return createHmac('sha256', this.key).update(pin).digest('base64url').slice(0, 22);
   }
 
+  /**
+   * Secrets of one registration attempt, made from the PIN and the client's Idempotency-Key
+   * under the current key: `seed` draws its emoji strings (emoji-alphabet.ts), `tag` names a
+   * decoy answered to it. Neither can be made without the key, the PIN and the idempotency key.
+   */
+  attempt(pin: string, idempotencyKey: string): { seed: Buffer; tag: string } {
+    const mac = (label: string): Buffer => createHmac('sha256', this.key).update(`${label}\0${pin}\0${idempotencyKey}`).digest();
+    return { seed: mac('attempt-seed'), tag: mac('attempt-tag').toString('base64url').slice(0, 22) };
+  }
+
   /** The PIN's hash under the previous key, while a rotation's grace lasts (else null). */
   previousHash(pin: string): string | null {
     return this.previousKey ? createHmac('sha256', this.previousKey).update(pin).digest('base64url').slice(0, 22) : null;

@@ -9,7 +9,7 @@ import type { RegistrationPolicy } from '../config.js';
 import type { BudgetSet, Limits } from '../security/limits.js';
 import type { ProbeVia, Probes } from '../security/probes.js';
 import { emojiHash, normalEmojiHash } from './emoji.js';
-import { drawEmojiStrings, drawnBits } from './emoji-alphabet.js';
+import { deriveEmojiStrings, drawEmojiStrings, drawnBits } from './emoji-alphabet.js';
 import { pinBits, type PinHasher } from './pin.js';
 import { parseLoginResult, type LoginResult } from '../auth/login-result.js';
 import { encodeOrigin, type Origin } from '../auth/origin.js';
@@ -102,10 +102,13 @@ export class Registrations {
   }
 
   /**
-   * Registers, re-joins, or answers a decoy; see register.lua for why no answer is an oracle.
-   * `emojiString` undefined: the server draws one.
+   * Registers, re-joins, or answers a decoy; see registration.lua for why no answer is an oracle.
+   * `emojiString` undefined: the server draws one. `idempotencyKey` (the client's, the same on
+   * every retry of one attempt): the drawn candidates are derived from it and the PIN, so a retry
+   * of an attempt that was applied (its answer lost) finds its registration and gets the same
+   * pinId and emoji string; a decoy answered to it is remembered, so its repeat looks the same.
    */
-  async register(pin: string, emojiString: string | undefined, caller: Caller): Promise<RegisterOutcome> {
+  async register(pin: string, emojiString: string | undefined, caller: Caller, idempotencyKey?: string): Promise<RegisterOutcome> {
     const { policy } = this.settings;
     if (pinBits(pin) < policy.pinMinBits) {
       const details = [{ field: 'pin', message: `is too easy to guess: use a long random value (at least ${policy.pinMinBits} bits, e.g. 22 base64url characters)` }];
@@ -113,10 +116,17 @@ export class Registrations {
     }
     const pinHash = await this.located(pin);
     const budgets = this.limits.forRegister(this.limits.group(caller.ip));
+    const perRound = candidatesPerRound(policy.emojiLength);
+    const attempt = idempotencyKey === undefined ? undefined : this.hasher.attempt(pin, idempotencyKey);
+    // a keyed attempt's candidates of every round, made up front: a retry must recognise any of them
+    const derived = attempt && emojiString === undefined ? deriveEmojiStrings(attempt.seed, perRound * DRAW_ROUNDS, policy.emojiLength) : [];
+    const derivedHashes = derived.map(normalEmojiHash);
     let out: ScriptAnswer = ['retry'];
     let drawn: string[] = [];
+    let offset = 0;
     for (let round = 0; round < DRAW_ROUNDS && out[0] === 'retry'; round++) {
-      drawn = emojiString === undefined ? drawEmojiStrings(candidatesPerRound(policy.emojiLength), policy.emojiLength) : [];
+      offset = attempt ? round * perRound : 0;
+      drawn = emojiString !== undefined ? [] : attempt ? derived.slice(offset, offset + perRound) : drawEmojiStrings(perRound, policy.emojiLength);
       out = await this.scripts.phase(
         'register',
         registerSteps(this.keys, budgets, {
@@ -127,7 +137,9 @@ export class Registrations {
           ttlMs: this.settings.pinTtlSeconds * 1000,
           memoryMs: this.settings.expiredMemorySeconds * 1000,
           origin: encodeOrigin(caller.origin ?? UNKNOWN_ORIGIN),
-          candidates: drawn.map(normalEmojiHash),
+          candidates: attempt ? derivedHashes.slice(offset, offset + perRound) : drawn.map(normalEmojiHash),
+          candidateOffset: offset,
+          attempt: attempt && { tag: attempt.tag, candidates: derivedHashes },
         }, this.scripts.split),
       );
       this.refuseIfLimited(out, budgets, caller);
@@ -139,7 +151,7 @@ export class Registrations {
       throw new AppError('VALIDATION_ERROR', `Invalid data: emojiString ${details[0]!.message}`, { details });
     }
     if (outcome === 'denied') throw new AppError('LOGIN_DENIED');
-    if (outcome === 'decoy') this.probes.collision(budgets.group, caller.via, 'pin');
+    if (outcome === 'decoy' || outcome === 'again') this.probes.collision(budgets.group, caller.via, 'pin');
     if (outcome === 'contested') this.probes.collision(budgets.group, caller.via, 'emoji');
     const msLeft = Math.max(0, Number(msLeftRaw));
     // Created or still pending: its second's sweep must be queued (idempotent, so a retried
@@ -147,14 +159,17 @@ export class Registrations {
     // as long as a creation.
     if (state === 'p' || state === 'c') await this.expiry.ensure(Number(expiresAt));
     const index = Number(chosen);
+    // candidate indexes count from the first round's first for a keyed attempt, else this round's
+    const candidates = attempt ? derived : drawn;
+    const again = outcome === 'existing' || outcome === 'again';
     return {
       pinId,
-      expiresIn: outcome === 'existing' ? Math.ceil(msLeft / 1000) : this.settings.pinTtlSeconds,
-      emojiString: index > 0 ? drawn[index - 1]! : (emojiString ?? ''),
-      created: outcome !== 'existing',
+      expiresIn: again ? Math.ceil(msLeft / 1000) : this.settings.pinTtlSeconds,
+      emojiString: index > 0 ? candidates[index - 1]! : (emojiString ?? ''),
+      created: !again,
       verified: state === 'v',
       awaitingConfirmation: state === 'c',
-      decoy: outcome === 'decoy',
+      decoy: outcome === 'decoy' || outcome === 'again',
     };
   }
 

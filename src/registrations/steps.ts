@@ -55,8 +55,15 @@ export interface RegisterRequest {
   ttlMs: number;
   memoryMs: number;
   origin: string;
-  /** hashes of the drawn candidates (server draws), tried in order */
+  /** hashes of this round's drawn candidates (server draws), tried in order */
   candidates: string[];
+  /** the place of the first of them among all the attempt's candidates (0 in the first round) */
+  candidateOffset?: number;
+  /**
+   * A keyed attempt (Idempotency-Key): its tag (the decoy memory's name) and the hashes of every
+   * candidate it may have drawn in any round, so a retry finds the registration it made.
+   */
+  attempt?: { tag: string; candidates: string[] };
 }
 
 /**
@@ -66,18 +73,20 @@ export interface RegisterRequest {
  */
 export function registerSteps(keys: Keys, b: BudgetSet, r: RegisterRequest, split: boolean): Step[] {
   const rk = keys.registration(r.pinHash);
-  const common: ScriptArg[] = [r.emojiHash, r.mode, r.newPinId, r.ttlMs, r.memoryMs, r.origin];
+  const regKeys = r.attempt ? [rk, keys.attemptDecoy(r.pinHash, r.attempt.tag)] : [rk];
+  const retry = r.attempt ? r.attempt.candidates.join(' ') : '';
+  const common: ScriptArg[] = [r.emojiHash, r.mode, r.newPinId, r.ttlMs, r.memoryMs, r.origin, retry];
   const emoji: Step[] =
     r.emojiHash !== ''
       ? [{ step: 'emoji', keys: [keys.emoji(r.emojiHash)], args: [r.pinHash, r.emojiHash, 'own', 0] }]
-      : r.candidates.map((e, i) => ({ step: 'emoji', keys: [keys.emoji(e)], args: [r.pinHash, e, 'draw', i + 1] }));
+      : r.candidates.map((e, i) => ({ step: 'emoji', keys: [keys.emoji(e)], args: [r.pinHash, e, 'draw', (r.candidateOffset ?? 0) + i + 1] }));
   return [
     ...take(b, split),
-    { step: 'registration', keys: [rk], args: ['read', ...common] },
+    { step: 'registration', keys: regKeys, args: ['read', ...common] },
     ...emoji,
     { step: 'active-add', keys: [keys.active(keys.activeBucket(r.pinHash))], args: [r.pinHash] },
     // in one script nothing comes between read and write: the write need not decide again
-    { step: 'registration', keys: [rk], args: [split ? 'write' : 'create', ...common] },
+    { step: 'registration', keys: regKeys, args: [split ? 'write' : 'create', ...common] },
   ];
 }
 

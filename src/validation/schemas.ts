@@ -5,6 +5,8 @@ export interface RegisterPinBody {
   pin: string;
   /** optional: the server draws one when omitted (and always, with EMOJI_CHOICE=server) */
   emojiString?: string;
+  /** optional: names the attempt, the same on each retry (HTTP: the Idempotency-Key header wins) */
+  idempotencyKey?: string;
 }
 export interface CheckLoginBody {
   pin: string;
@@ -43,7 +45,7 @@ const jwtString = { type: 'string', minLength: 1, maxLength: 4096 } as const;
 // VALIDATION_ERROR like any other wrong type.
 export const registerPinSchema = {
   type: 'object',
-  properties: { pin, emojiString },
+  properties: { pin, emojiString, idempotencyKey: { type: 'string', pattern: '^[\\x21-\\x7E]{1,255}$' } },
   required: ['pin'],
 } as const;
 

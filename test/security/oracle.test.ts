@@ -123,6 +123,29 @@ describe('security: an attacker script against the login ceremony (two web nodes
     expect(rejoin.body).to.include({ pinId: mine.body.pinId, message: 'PIN already registered', emojiString: drawn });
   });
 
+  it('PIN oracle with Idempotency-Keys (strict node): a keyed guess and its repeat answer exactly as a fresh attempt and its retry; only the holder\'s key finds its registration', async function () {
+    const victimPin = randomPin();
+    const victimKey = { 'idempotency-key': 'victim-attempt-1' };
+    const mine = await request(strict.url, 'POST', '/register-pin', { json: { pin: victimPin }, headers: { ...victimKey, 'x-forwarded-for': freshIp() } });
+    expect(mine.body, mine.text).to.include({ message: 'PIN registered' });
+    const ip = freshIp();
+    const keyed = (pin: string, key: string) => request(strict.url, 'POST', '/register-pin', { json: { pin }, headers: { 'idempotency-key': key, 'x-forwarded-for': ip } });
+    const probe = [await keyed(victimPin, 'guess-1'), await keyed(victimPin, 'guess-1')];
+    const freePin = randomPin();
+    const control = [await keyed(freePin, 'guess-1'), await keyed(freePin, 'guess-1')];
+    for (const [first, repeat] of [probe, control]) {
+      expect(first!.body).to.include({ success: true, message: 'PIN registered', expiresIn: 180 });
+      expect(repeat!.body).to.include({ success: true, message: 'PIN already registered', pinId: first!.body.pinId, emojiString: first!.body.emojiString });
+      expect(repeat!.body.expiresIn).to.be.within(170, 180);
+      expect(Object.keys(repeat!.body).sort()).to.deep.equal(['emojiString', 'expiresIn', 'message', 'pinId', 'success']);
+    }
+    expect(probe[0]!.body.pinId).to.not.equal(mine.body.pinId);
+    expect(probe[0]!.body.emojiString).to.not.equal(mine.body.emojiString);
+    // the holder's retry (same key) gets its own registration
+    const retry = await request(strict.url, 'POST', '/register-pin', { json: { pin: victimPin }, headers: { ...victimKey, 'x-forwarded-for': freshIp() } });
+    expect(retry.body).to.include({ pinId: mine.body.pinId, emojiString: mine.body.emojiString, message: 'PIN already registered' });
+  });
+
   it('emoji oracle and swap: registering a pending string reveals nothing, and sending it signs no victim into the attacker', async function () {
     const victims = Array.from({ length: 3 }, () => ({ pin: randomPin(), emojiString: randomEmoji(2) }));
     for (const v of victims) expect((await postFrom(a(), freshIp(), '/register-pin', v)).status).to.equal(200);

@@ -18,12 +18,18 @@ export function randomEmojiString(length = 4): string {
   return out.join('');
 }
 
-/** A PIN of 128 random bits, base64url (the service's PIN rule: 4 to 128 printable ASCII characters). */
-export function randomPin(): string {
+/** 128 random bits, base64url. */
+function random128(): string {
   let s = '';
   for (const b of randomBytes(16)) s += String.fromCharCode(b);
-  return 'p-' + btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
+
+/** A PIN of 128 random bits, base64url (the service's PIN rule: 4 to 128 printable ASCII characters). */
+export const randomPin = (): string => 'p-' + random128();
+
+/** An Idempotency-Key for one registration attempt (1 to 255 printable ASCII characters). */
+export const randomKey = (): string => 'k-' + random128();
 
 /** The text the person sends. */
 export const chatText = (emojiString: string): string => `PIN: ${emojiString}`;

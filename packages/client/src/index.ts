@@ -3,10 +3,10 @@
  * server's folders). `startLogin()` gives the emoji string to send, a wa.me link with the
  * message typed in, and a promise of the session.
  */
-import { randomEmojiString, randomPin } from './codes.js';
+import { randomPin } from './codes.js';
 import { PinAuthError } from './errors.js';
-import { Http } from './http.js';
-import { Login } from './login.js';
+import { Http, withRetries } from './http.js';
+import { DEFAULT_RETRY_MS, Login } from './login.js';
 import type { ClientOptions, LoginStatus, Profile, Session, SessionInfo, StartOptions } from './types.js';
 
 export { PinAuthError, isTransient, SERVICE_ERROR_CODES, type PinAuthErrorCode, type ServiceErrorCode } from './errors.js';
@@ -31,6 +31,13 @@ export interface LoginAttempt {
   cancel(): Promise<void>;
 }
 
+/**
+ * How long a refresh is retried: a refresh token presented again within the service's
+ * REFRESH_REUSE_SECONDS (10 s) of its rotation gets the same new pair; later it is reuse and
+ * closes the session, so retries stop well inside that window.
+ */
+const REFRESH_RETRY_MS = 6_000;
+
 export class PinAuthClient {
   private readonly http: Http;
 
@@ -40,9 +47,13 @@ export class PinAuthClient {
     this.http = new Http(base, options.fetch ?? ((input, init) => globalThis.fetch(input, init)));
   }
 
-  /** Registers a new code and starts waiting for it (socket first, polling as fallback). */
+  /**
+   * Registers a new code and starts waiting for it (socket first, polling as fallback). Without
+   * `emojiString` the service draws one (the only way under its production default,
+   * EMOJI_CHOICE=server); `emojiString` of the attempt shows it.
+   */
   async startLogin(opts: StartOptions = {}): Promise<LoginAttempt> {
-    const login = new Login(this.http, this.options, opts.pin ?? randomPin(), opts.emojiString ?? randomEmojiString());
+    const login = new Login(this.http, this.options, opts.pin ?? randomPin(), opts.emojiString);
     try {
       await login.start();
     } catch (err) {
@@ -52,12 +63,14 @@ export class PinAuthClient {
     return login;
   }
 
-  /** New tokens for a session: the refresh token rotates (the old one is spent; presenting it again closes the session). */
+  /**
+   * New tokens for a session: the refresh token rotates (the old one is spent; presenting it
+   * again closes the session). Retried after a 503, a 429 or an unreachable service for a few
+   * seconds only, inside the service's retry leeway.
+   */
   async refresh(session: Session): Promise<Session> {
-    const r = await this.http.request<{ token: string; refreshToken: string }>('POST', '/refresh-token', {
-      token: session.token,
-      body: { refreshToken: session.refreshToken },
-    });
+    const call = () => this.http.request<{ token: string; refreshToken: string }>('POST', '/refresh-token', { token: session.token, body: { refreshToken: session.refreshToken } });
+    const r = await withRetries(call, Math.min(REFRESH_RETRY_MS, this.options.retryForMs ?? DEFAULT_RETRY_MS));
     return { ...session, token: r.token, refreshToken: r.refreshToken };
   }
 
@@ -80,9 +93,9 @@ export class PinAuthClient {
     return (await this.http.request<{ closed: number }>('DELETE', '/sessions', { token: session.token })).closed;
   }
 
-  /** Closes the session on the service: its tokens stop working at once. */
+  /** Closes the session on the service: its tokens stop working at once (retried like a registration: closing twice is harmless). */
   async logout(session: Session): Promise<void> {
-    await this.http.request('POST', '/logout', { token: session.token, body: { userId: session.user.id } });
+    await withRetries(() => this.http.request('POST', '/logout', { token: session.token, body: { userId: session.user.id } }), this.options.retryForMs ?? DEFAULT_RETRY_MS);
   }
 }
 

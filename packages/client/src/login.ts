@@ -1,7 +1,7 @@
 import { io, type Socket } from 'socket.io-client';
-import { chatText, waLink } from './codes.js';
+import { chatText, randomKey, waLink } from './codes.js';
 import { PinAuthError, type PinAuthErrorCode } from './errors.js';
-import type { Http } from './http.js';
+import { withRetries, type Http } from './http.js';
 import type { ClientOptions, LoginStatus, Session } from './types.js';
 
 interface Registered {
@@ -27,19 +27,26 @@ const ENDS: Partial<Record<PinAuthErrorCode, LoginStatus>> = {
   CANCELLED: 'cancelled',
 };
 
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
+/** Registration retries give up after this long by default (ClientOptions.retryForMs). */
+export const DEFAULT_RETRY_MS = 30_000;
+/** Check-login while the socket is connected, for a result its node missed (ClientOptions.recheckIntervalMs). */
+const DEFAULT_RECHECK_MS = 15_000;
+/**
+ * Longest wait between checks after failures: a verified answer lost on the way is handed out
+ * again for 20 s (the service's COLLECT_RETRY_SECONDS), so the next check must come sooner.
+ */
+const MAX_BACKOFF_MS = 8_000;
 
 /**
  * One login in progress: registered over the socket when it connects in time (else over HTTP),
  * then finished by whichever comes first, the socket's `auth-success` or check-login polling.
- * Polling runs only while the socket is not connected, and honours `Retry-After` on 429 and
- * 503. After a reconnect the socket re-joins (register-pin again with the same PIN and emoji
- * string, which the service treats as idempotent and answers with the result if it came
- * meanwhile).
+ * The registration carries an Idempotency-Key made for this attempt, and is sent again with it
+ * after a 503, a 429, an unreachable service or a lost answer (Retry-After honoured), so a retry
+ * of an applied registration gets the same one. Check-login is polled every `pollIntervalMs`
+ * while the socket is not connected, and every `recheckIntervalMs` while it is (a result
+ * published while the node was cut off from Redis never reaches the socket). After a reconnect
+ * the socket re-joins (register-pin again with the same PIN, emoji string and key, which the
+ * service answers with the result if it came meanwhile).
  */
 export class Login {
   emojiString: string;
@@ -55,14 +62,19 @@ export class Login {
   private socket: Socket | undefined;
   private polling = false;
   private registered = false;
+  /** ends the poll loop's current wait early (the socket dropped: poll fast now) */
+  private wake: (() => void) | undefined;
+  /** names this registration attempt: the same on every retry and re-join */
+  private readonly idempotencyKey = randomKey();
 
+  /** `emojiString` undefined: the service draws one (and shows it in its answer) */
   constructor(
     private readonly http: Http,
     private readonly opts: ClientOptions,
     private readonly pin: string,
-    emojiString: string,
+    private readonly chosen: string | undefined,
   ) {
-    this.emojiString = emojiString;
+    this.emojiString = chosen ?? '';
     this.session = new Promise<Session>((resolve, reject) => {
       this.resolveSession = resolve;
       this.rejectSession = reject;
@@ -88,15 +100,28 @@ export class Login {
     return () => this.listeners.delete(listener);
   }
 
-  /** Registers the PIN; resolves once the service has it (the session promise then runs on). */
+  /**
+   * Registers the PIN; resolves once the service has it (the session promise then runs on).
+   * Each try goes over the socket while it is connected, else over HTTP.
+   */
   async start(): Promise<void> {
     const socket = this.opts.transport === 'polling' ? undefined : await this.connect();
-    const answer = socket?.connected ? await this.registerBySocket(socket) : await this.http.request<Registered>('POST', '/register-pin', { body: { pin: this.pin, emojiString: this.emojiString } });
+    const answer = await withRetries(
+      () => (socket?.connected ? this.registerBySocket(socket) : this.http.request<Registered>('POST', '/register-pin', { body: this.registration(false), idempotencyKey: this.idempotencyKey })),
+      this.opts.retryForMs ?? DEFAULT_RETRY_MS,
+      this.stop.signal,
+    );
     this.registered = true;
     this.pinId = answer.pinId;
     this.expiresIn = answer.expiresIn;
     if (answer.emojiString) this.emojiString = answer.emojiString;
-    if (!socket?.connected) void this.poll();
+    void this.poll();
+  }
+
+  /** register-pin's payload: the PIN, the caller's emoji string (none: the service draws one), and over the socket the key. */
+  private registration(withKey: boolean): Record<string, string> {
+    const emojiString = this.emojiString || this.chosen;
+    return { pin: this.pin, ...(emojiString ? { emojiString } : {}), ...(withKey ? { idempotencyKey: this.idempotencyKey } : {}) };
   }
 
   /** Cancels the login: the service forgets the registration (over the socket when connected) and the session promise rejects with CANCELLED. */
@@ -139,6 +164,7 @@ export class Login {
 
   private finish(): void {
     this.stop.abort();
+    this.wake?.();
     this.socket?.removeAllListeners();
     this.socket?.disconnect();
   }
@@ -148,15 +174,11 @@ export class Login {
     const socket = io(this.opts.baseUrl, { transports: ['websocket'], reconnectionDelayMax: 2000 });
     this.socket = socket;
     socket.on('connect', () => {
-      // a reconnect: re-join, and let the socket take over from polling
-      if (this.registered && !this.done) {
-        this.polling = false;
-        socket.emit('register-pin', { pin: this.pin, emojiString: this.emojiString });
-      }
+      // a reconnect: re-join (the poll loop slows down by itself)
+      if (this.registered && !this.done) socket.emit('register-pin', this.registration(true));
     });
-    socket.on('disconnect', () => {
-      if (this.registered && !this.done) void this.poll();
-    });
+    // dropped: poll at the fast pace now rather than after the slow wait
+    socket.on('disconnect', () => this.wake?.());
     socket.on('auth-success', (s: Session) => this.succeed(s));
     socket.on('awaiting-confirmation', () => this.setStatus('awaiting-confirmation'));
     socket.on('pin-expired', () => this.fail(new PinAuthError('PIN_EXPIRED', 'The code expired', { status: 410 })));
@@ -172,7 +194,8 @@ export class Login {
 
   private registerBySocket(socket: Socket): Promise<Registered> {
     return new Promise((resolve, reject) => {
-      socket.timeout(10_000).emit('register-pin', { pin: this.pin, emojiString: this.emojiString }, (err: Error | null, ack: Ack) => {
+      socket.timeout(10_000).emit('register-pin', this.registration(true), (err: Error | null, ack: Ack) => {
+        // no answer in time: it may have been applied; the retry (same key) gets the same registration
         if (err) reject(new PinAuthError('CONNECTION_FAILED', 'No answer to register-pin'));
         else if (ack.success) resolve(ack);
         else reject(new PinAuthError(ack.error, ack.message, { retryAfter: ack.retryAfter }));
@@ -180,17 +203,39 @@ export class Login {
     });
   }
 
-  /** check-login until an end, while the socket is not connected. */
+  /** Waits `ms`, or less when the login ends or the socket drops. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => this.wake?.(), ms);
+      this.wake = () => {
+        clearTimeout(t);
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  /** How long until the next check: fast without a socket, slow with one (0: none while connected). */
+  private pace(): number {
+    const every = this.opts.pollIntervalMs ?? 1000;
+    if (!this.socket?.connected) return every;
+    const slow = this.opts.recheckIntervalMs ?? DEFAULT_RECHECK_MS;
+    return slow > 0 ? Math.max(every, slow) : 0;
+  }
+
+  /** check-login until an end: often while the socket is not connected, seldom while it is. */
   private async poll(): Promise<void> {
     if (this.polling) return;
     this.polling = true;
     const every = this.opts.pollIntervalMs ?? 1000;
-    let wait = every;
+    let wait = this.pace();
     let failures = 0;
-    while (this.polling && !this.done) {
-      await sleep(wait, this.stop.signal);
-      if (!this.polling || this.done) break;
-      wait = every;
+    while (!this.done) {
+      // connected with rechecks off: wait for the socket to drop (or the login to end)
+      await this.pause(wait > 0 ? wait : 2 ** 31 - 1);
+      if (this.done) break;
+      wait = this.pace();
+      if (wait === 0) continue;
       try {
         const r = await this.http.request<CheckAnswer>('POST', '/check-login', { body: { pin: this.pin }, signal: this.stop.signal });
         failures = 0;
@@ -205,7 +250,7 @@ export class Login {
           wait = Math.max(every, err.retryAfter * 1000);
         } else {
           failures += 1;
-          wait = Math.min(30_000, every * 2 ** Math.min(failures, 5));
+          wait = Math.min(MAX_BACKOFF_MS, every * 2 ** Math.min(failures, 5));
         }
       }
     }

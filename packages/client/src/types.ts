@@ -46,12 +46,25 @@ export interface ClientOptions {
   pollIntervalMs?: number;
   /** how long to wait for the first socket connection before polling (default 3000 ms) */
   connectTimeoutMs?: number;
+  /**
+   * how often check-login is polled while the socket is connected, for a result the socket
+   * missed (its node was cut off from Redis when it was published); default 15000 ms, 0: never
+   */
+  recheckIntervalMs?: number;
+  /**
+   * how long a registration (and a logout) is sent again after a 503, a 429, an unreachable
+   * service or a lost answer, honouring Retry-After (default 30000 ms; refreshes: 6 s at most)
+   */
+  retryForMs?: number;
   /** a fetch to use instead of the global one (tests, instrumentation) */
   fetch?: typeof fetch;
 }
 
 export interface StartOptions {
-  /** the emoji string to show; default: 4 random emoji from a curated set */
+  /**
+   * the emoji string to show; default: none is sent and the service draws one (services with
+   * EMOJI_CHOICE=server, the production default, refuse a client's string)
+   */
   emojiString?: string;
   /** the secret PIN; default: 128 random bits. Whoever knows it collects the tokens. */
   pin?: string;

@@ -11,21 +11,27 @@
 --   end, so it can't be probed for, nor used to sign the holder into another account;
 -- * in 'server' mode the emoji string is drawn by the server (the emoji steps take the first
 --   free candidate); a client-supplied one is only accepted to re-join.
--- KEYS[1] registration
+-- * a retry of an attempt with an Idempotency-Key (no emoji string): its candidates are derived
+--   from the PIN and the key (registrations/pin.ts), so the registration holding one of them is
+--   the attempt's own and answers 'existing' with that candidate; a decoy answered to a keyed
+--   attempt is remembered for its lifetime (KEYS[2]), so its repeat answers as a retry would
+--   ('again': same pinId, seconds left) and tells nothing a real retry would not.
+-- KEYS[1] registration; KEYS[2] (keyed attempts only) the attempt's decoy memory, same slot
 -- ARGV: phase (read | write | create), emojiHash ('' when omitted), mode (client | server), newPinId,
 --   ttlMs, memoryMs, origin (device\nmasked ip, for the chat confirmation and the session
---   list); write and create only, from the steps before: expiresAt, outcome (created | contested),
---   candidateIndex (0: the client's own string), emojiHash held
+--   list), retry (the keyed attempt's candidate hashes, space-separated, in order; '' without a
+--   key); write and create only, from the steps before: expiresAt, outcome (created |
+--   contested), candidateIndex (0: the client's own string), emojiHash held
 -- Returns {'refused'} | {outcome, pinId, msLeft, state, expiresAt, candidateIndex} with
---   outcome existing | decoy | denied | created | contested; read, when it is to be created:
---   {'>', expiresAt}
+--   outcome existing | decoy | again | denied | created | contested; read, when it is to be
+--   created: {'>', expiresAt}
 local rk = KEYS[1]
 local phase, e, mode, newId = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local ttl, mem, origin = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
+local ttl, mem, origin, retry = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7], ARGV[8]
 
 -- writes the registration 'read' decided on, with the emoji string the steps between held
 local function create()
-  local x, outcome, chosen, held = tonumber(ARGV[8]), ARGV[9], tonumber(ARGV[10]), ARGV[11]
+  local x, outcome, chosen, held = tonumber(ARGV[9]), ARGV[10], tonumber(ARGV[11]), ARGV[12]
   redis.call('DEL', rk)
   redis.call('HSET', rk, 'i', newId, 'e', held, 'x', x, 's', 'p', 'o', origin)
   redis.call('PEXPIREAT', rk, x + mem)
@@ -38,10 +44,22 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 -- a client's own string in server mode serves only to re-join; a decoy shows a drawn one
 local ownIndex = (e ~= '' and mode == 'client') and 0 or 1
 
+-- the place of `hash` among the keyed attempt's candidates (1-based), or 0
+local function retried(hash)
+  if retry == '' or not hash then return 0 end
+  local i = 0
+  for h in string.gmatch(retry, '%S+') do
+    i = i + 1
+    if h == hash then return i end
+  end
+  return 0
+end
+
 local cur = redis.call('HMGET', rk, 'i', 'e', 'x', 's')
 if cur[1] then
   local x = tonumber(cur[3])
-  local holder = e ~= '' and cur[2] == e
+  local mine = retried(cur[2])
+  local holder = (e ~= '' and cur[2] == e) or mine > 0
   -- answered NO in the chat: this PIN's registration has ended, it is not started again (said
   -- only to the holder; anyone else gets the decoy below)
   if cur[4] == 'd' and holder then return { 'denied', cur[1], 0, 'd', x, 0 } end
@@ -49,8 +67,18 @@ if cur[1] then
   -- pending or waiting for the person's YES ('c'): replaced below
   local over = cur[4] == 'k' or cur[4] == 'f' or ((cur[4] == 'p' or cur[4] == 'c') and now >= x)
   if not over then
-    if holder then return { 'existing', cur[1], x - now, cur[4], x, 0 } end
+    if holder then return { 'existing', cur[1], x - now, cur[4], x, mine } end
     if mode == 'server' and e ~= '' then return { 'refused' } end
+    local dk = KEYS[2]
+    if dk then
+      local seen = redis.call('GET', dk)
+      if seen then
+        local dx, did = string.match(seen, '^(%d+)|(.+)$')
+        dx = tonumber(dx)
+        if dx > now then return { 'again', did, dx - now, 'p', dx, ownIndex } end
+      end
+      redis.call('SET', dk, (now + ttl) .. '|' .. newId, 'PXAT', now + ttl)
+    end
     return { 'decoy', newId, ttl, 'p', now + ttl, ownIndex }
   end
 end

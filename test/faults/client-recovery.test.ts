@@ -1,0 +1,136 @@
+import { expect } from 'chai';
+import { PinAuthClient, type LoginStatus } from '@pin-auth/client';
+import { PinHasher } from '../../src/registrations/pin.js';
+import { FaultProxy } from '../helpers/fault-proxy.js';
+import { randomPhone, randomPin } from '../helpers/flow.js';
+import { post, request, type JsonResponse } from '../helpers/http.js';
+import { PrivateRedis } from '../helpers/private-redis.js';
+import { RELAXED_LIMITS, startStack, type ServiceProcess, type Stack } from '../helpers/processes.js';
+import { collectLogin, postChat } from '../ops/support.js';
+import { expectError } from '../core/support.js';
+
+/** A reply held longer than the service's command timeout (2 s): the command ran, the answer is lost. */
+const LATE_MS = 3000;
+const JWT_SECRET = 'client-recovery-production-secret-0123456789abcdef';
+const WEBHOOK_SECRET = 'client-recovery-webhook-secret-0123456789abcdef';
+/** The service as docs/operations.md starts it: production, every default (limits included). */
+const PRODUCTION = { ...Object.fromEntries(Object.keys(RELAXED_LIMITS).map((k) => [k, ''])), NODE_ENV: 'production', JWT_SECRET, WEBHOOK_SECRET, CHAT_REPLIES: 'false' };
+const hasher = new PinHasher(JWT_SECRET);
+
+/**
+ * What a client misses while Redis is slow or away, and how it gets it back, against a service
+ * in production mode (server-drawn emoji strings, strong PINs): a registration whose answer was
+ * lost is retried with the same Idempotency-Key and gets the same registration; a socket client
+ * whose web node was cut off from Redis when its login landed still gets its session.
+ *
+ * Web node A reaches a private redis-server through a fault proxy; the worker and web node B
+ * (a healthy neighbour that takes the webhook) go straight to it.
+ */
+describe('faults: clients recover what a fault took (production defaults)', function () {
+  this.timeout(90000);
+  let redis: PrivateRedis;
+  let proxy: FaultProxy;
+  let stack: Stack;
+  let a: ServiceProcess;
+  let b: ServiceProcess;
+
+  before(async function () {
+    redis = await PrivateRedis.start();
+    proxy = await FaultProxy.start(redis.port);
+    stack = await startStack({ name: 'faults-client', webs: 0, workers: 1, env: { ...PRODUCTION, REDIS_URL: redis.url } });
+    a = await stack.addWeb({ REDIS_URL: proxy.url });
+    b = await stack.addWeb();
+  });
+  after(async function () {
+    proxy?.pass();
+    await stack?.stop().catch(() => undefined);
+    await proxy?.close();
+    await redis?.kill();
+  });
+
+  /** Holds the reply of the next Redis request about this PIN's registration (its register script). */
+  const loseAnswerFor = (pin: string): Promise<void> => proxy.delayReplyTo(new RegExp(hasher.hash(pin).replace(/[-]/g, '\\-')), LATE_MS);
+
+  it('HTTP: a {pin} registration answered 503 was applied; the same request with the same Idempotency-Key gets that registration, and the person signs in', async function () {
+    const pin = randomPin() + 'Aa1';
+    const register = (key: string): Promise<JsonResponse> => request(a.url, 'POST', '/register-pin', { json: { pin }, headers: { 'idempotency-key': key } });
+    const held = loseAnswerFor(pin);
+    const first = await register('attempt-1');
+    await held;
+    expectError(first, 503, 'NETWORK_ERROR');
+    expect(first.headers.get('retry-after')).to.match(/^\d+$/);
+    // the retry finds what the first attempt stored: not a decoy
+    const retry = await register('attempt-1');
+    expect(retry.status, retry.text).to.equal(200);
+    expect(retry.body).to.include({ success: true, message: 'PIN already registered' });
+    expect(retry.body.expiresIn).to.be.within(1, 180);
+    const again = await register('attempt-1');
+    expect(again.body).to.include({ pinId: retry.body.pinId, emojiString: retry.body.emojiString });
+    // another key for a held PIN is a stranger's guess: a decoy, as before
+    const stranger = await register('attempt-2');
+    expect(stranger.body).to.include({ message: 'PIN registered', expiresIn: 180 });
+    expect(stranger.body.pinId).to.not.equal(retry.body.pinId);
+    expect(stranger.body.emojiString).to.not.equal(retry.body.emojiString);
+
+    const phone = randomPhone();
+    expect((await postChat(b.url, `PIN: ${String(retry.body.emojiString)}`, { phone, secret: WEBHOOK_SECRET })).status).to.equal(200);
+    const login = await collectLogin(a.url, pin, 20000);
+    expect(login.user.phone).to.equal(phone);
+  });
+
+  it('HTTP: without a key the same retry gets a decoy whose emoji string signs nobody in (why the client always sends one)', async function () {
+    const pin = randomPin() + 'Aa1';
+    const held = loseAnswerFor(pin);
+    expectError(await post(a.url, '/register-pin', { pin }), 503, 'NETWORK_ERROR');
+    await held;
+    const retry = await post(a.url, '/register-pin', { pin });
+    expect(retry.body).to.include({ message: 'PIN registered', expiresIn: 180 });
+    const again = await post(a.url, '/register-pin', { pin });
+    expect(again.body.emojiString).to.not.equal(retry.body.emojiString);
+  });
+
+  for (const transport of ['auto', 'polling'] as const) {
+    it(`the shipped client (${transport}): its registration's answer is lost, it retries as documented, shows the stored string, and the person signs in`, async function () {
+      const client = new PinAuthClient({ baseUrl: a.url, transport });
+      const pin = randomPin() + 'Aa1';
+      const held = loseAnswerFor(pin);
+      const login = await client.startLogin({ pin });
+      await held;
+      expect([...new Intl.Segmenter().segment(login.emojiString)]).to.have.length(8);
+      const phone = randomPhone();
+      expect((await postChat(b.url, login.text, { phone, secret: WEBHOOK_SECRET })).status).to.equal(200);
+      const session = await login.session;
+      expect(session.user.phone).to.equal(phone);
+      expect(login.status).to.equal('signed-in');
+    });
+  }
+
+  it("a socket client stays connected while its web node is cut off from Redis; auth-success published then is lost, and its recheck still gets the session", async function () {
+    // rechecks every 2 s; a second client with rechecks off shows what was lost
+    const client = new PinAuthClient({ baseUrl: a.url, recheckIntervalMs: 2000 });
+    const control = new PinAuthClient({ baseUrl: a.url, recheckIntervalMs: 0 });
+    const login = await client.startLogin();
+    const lostPin = randomPin() + 'Aa1';
+    const lost = await control.startLogin({ pin: lostPin });
+    const statuses: LoginStatus[] = [];
+    lost.onStatus((s) => statuses.push(s));
+
+    // A's Redis link hangs: its adapter's subscription hears nothing (the client's socket to A is untouched)
+    proxy.blackHole();
+    for (const l of [login, lost]) expect((await postChat(b.url, l.text, { phone: randomPhone(), secret: WEBHOOK_SECRET })).status).to.equal(200);
+    // both logins landed and were published while A heard nothing; then A's link comes back
+    for (const l of [login, lost]) await stack.workers[0]!.waitForOutput(new RegExp(`login.*${l.pinId.replace(/[-]/g, '\\-')}`), 30000);
+    proxy.pass();
+    proxy.dropConnections();
+
+    const session = await login.session;
+    expect(session.token).to.match(/^eyJ/);
+    // the control never heard of its login: no auth-success reached it
+    expect(lost.status).to.equal('waiting');
+    expect(statuses).to.deep.equal([]);
+    // and the login it missed is still there to collect (what a recheck would have found)
+    const c = await post(a.url, '/check-login', { pin: lostPin });
+    expect(c.body.verified, c.text).to.equal(true);
+    await lost.cancel();
+  });
+});
