@@ -44,6 +44,10 @@ export interface RateLimitConfig {
   socketEventsPerSecond: number;
   /** wrong admin / metrics credentials per IP group per 15 minutes before 429 */
   adminFailuresPer15Minutes: number;
+  /** OpenID authorization and pushed authorization requests per IP group per minute */
+  oidcAuthorizePerMinute: number;
+  /** OpenID sign-in page views and status polls per IP group per minute */
+  oidcInteractionPerMinute: number;
   /** per-IP budgets group IPv6 addresses by this prefix length (IPv4: one address each) */
   ipv6PrefixLength: number;
 }
@@ -669,6 +673,8 @@ export function loadConfig(env: Env = process.env): Config {
       replyPerMinute: int(env, 'RATE_REPLY_PER_MINUTE', 5, 1, 1e6),
       socketEventsPerSecond: int(env, 'RATE_SOCKET_EVENTS_PER_SECOND', 20, 1, 1e6),
       adminFailuresPer15Minutes: int(env, 'RATE_ADMIN_FAILURES_PER_15_MINUTES', 10, 1, 1e6),
+      oidcAuthorizePerMinute: int(env, 'RATE_OIDC_AUTHORIZE_PER_MINUTE', 30, 1, 1e6),
+      oidcInteractionPerMinute: int(env, 'RATE_OIDC_INTERACTION_PER_MINUTE', 600, 1, 1e6),
       ipv6PrefixLength: int(env, 'RATE_IPV6_PREFIX', 64, 1, 128),
     },
     inboundConcurrency: int(env, 'INBOUND_CONCURRENCY', 256, 1, 1000),

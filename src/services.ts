@@ -13,6 +13,7 @@ import { createReplicaBarrier, type ReplicaBarrier } from './redis/replicas.js';
 import { Scripts } from './redis/scripts.js';
 import { PinHasher } from './registrations/pin.js';
 import { Registrations } from './registrations/service.js';
+import { OidcLogins } from './oidc/logins.js';
 import { Limits } from './security/limits.js';
 import { Probes } from './security/probes.js';
 
@@ -29,6 +30,8 @@ export interface Services {
   queues: Queues;
   tokens: TokenService;
   sessions: Sessions;
+  /** the person's OpenID logins (grants, their tokens, provider sessions), ended with a sign-out everywhere */
+  oidcLogins: OidcLogins;
   registrations: Registrations;
   limits: Limits;
   /** wrong guesses, collisions and refusals: warn logs now, metrics once the role attaches them */
@@ -63,6 +66,8 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     verifiedCache: config.verifiedTokenCache,
   });
   const pinHasher = new PinHasher(config.pinHashKey, config.pinHashPreviousKey);
+  const clientNames = new Map((config.oidc?.clients ?? []).map((c) => [c.client_id, typeof c.client_name === 'string' ? c.client_name : c.client_id]));
+  const oidcLogins = new OidcLogins(redis, keys, config.refreshTokenTtl, (id) => clientNames.get(id));
   const limits = new Limits(redis, keys, config.rateLimits);
   const probes = new Probes(log);
   const registrations = new Registrations(redis, scripts, keys, pinHasher, new ExpirySchedule(queues.expiry), limits, probes, {
@@ -79,7 +84,8 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     scripts,
     queues,
     tokens,
-    sessions: new Sessions(redis, scripts, keys, tokens, config.refreshReuseSeconds),
+    sessions: new Sessions(redis, scripts, keys, tokens, config.refreshReuseSeconds, oidcLogins),
+    oidcLogins,
     registrations,
     limits,
     probes,

@@ -43,6 +43,12 @@ export const MAX_SESSIONS_PER_USER = 100;
 /** Signings of a refresh whose user's roles keep changing under it before it gives up. */
 const ROLE_ATTEMPTS = 3;
 
+/** Logins of the same person kept elsewhere (the OpenID provider's grants), which a sign-out everywhere ends too. */
+export interface LinkedLogins {
+  /** ends every one of the user's; returns how many were live */
+  endAll(userId: string): Promise<number>;
+}
+
 const iso = (ms: string): string => new Date(Number(ms) || 0).toISOString();
 
 export class Sessions {
@@ -53,6 +59,7 @@ export class Sessions {
     private readonly tokens: TokenService,
     /** a refresh retried this soon after its rotation gets the same new pair */
     private readonly reuseSeconds = 0,
+    private readonly linked?: LinkedLogins,
   ) {}
 
   /** Verifies a bearer access token and that its session is still open. */
@@ -164,9 +171,13 @@ export class Sessions {
     return (await this.scripts.number('end-sessions', [this.keys.userSessions(userId), this.keys.session(userId, ''), userId, sid])) > 0;
   }
 
-  /** Sign out everywhere: closes every session of the user at once; returns how many. */
+  /** Sign out everywhere: closes every session of the user at once, and their linked logins; returns how many. */
   async endAll(userId: string): Promise<number> {
-    return this.scripts.number('end-sessions', [this.keys.userSessions(userId), this.keys.session(userId, ''), userId, '*']);
+    const [sessions, linked] = await Promise.all([
+      this.scripts.number('end-sessions', [this.keys.userSessions(userId), this.keys.session(userId, ''), userId, '*']),
+      this.linked?.endAll(userId) ?? 0,
+    ]);
+    return sessions + linked;
   }
 
   /** STOP from a phone in the chat: every session of that phone's user; 0 when it has no account. */

@@ -1,5 +1,7 @@
-import type { RedisClient } from '../redis/connection.js';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { RedisClient } from '../redis/connection.js';
+import type { Keys } from '../redis/keys.js';
+import type { OidcLogins } from './logins.js';
 
 /**
  * oidc-provider's storage (sessions, interactions, codes, tokens, grants) in Redis under
@@ -7,21 +9,27 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
  * model instance with the provider's expiry as TTL; consumable models (codes, refresh tokens)
  * are hashes so `consume` marks them in place; a list per grant finds its tokens to revoke
  * (a reused code revokes what it issued). The shape follows the provider's Redis example.
+ *
+ * Beyond the example: every record naming an account is indexed under that account (scored
+ * by its expiry), and a grant's last code or token is noted, so the person's logins can be
+ * listed and ended together (logins.ts); a grant or provider session from before the account's
+ * last sign-out everywhere is not found.
  */
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 const CONSUMABLE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
+/** What a sign-out everywhere kills when read: the time of their login against the sign-out's. */
+const LOGIN_TIME: Record<string, (p: AdapterPayload) => number | undefined> = {
+  Grant: (p) => p.iat,
+  Session: (p) => p.loginTs,
+};
 
-export function redisAdapterFactory(redis: RedisClient, prefix: string): (name: string) => Adapter {
-  const base = `${prefix}:oidc`;
-  const grantKey = (id: string): string => `${base}:grant:${id}`;
-  const uidKey = (uid: string): string => `${base}:uid:${uid}`;
-  const userCodeKey = (code: string): string => `${base}:usercode:${code}`;
-
+export function redisAdapterFactory(redis: RedisClient, keys: Keys, logins: OidcLogins): (name: string) => Adapter {
   return (name: string): Adapter => {
-    const key = (id: string): string => `${base}:${name}:${id}`;
+    const key = (id: string): string => keys.oidc(name, id);
     const consumable = CONSUMABLE.has(name);
+    const loginTime = LOGIN_TIME[name];
 
-    const find = async (id: string): Promise<AdapterPayload | undefined> => {
+    const read = async (id: string): Promise<AdapterPayload | undefined> => {
       if (consumable) {
         const h = await redis.hgetall(key(id));
         if (!h.payload) return undefined;
@@ -32,6 +40,14 @@ export function redisAdapterFactory(redis: RedisClient, prefix: string): (name: 
       return raw ? (JSON.parse(raw) as AdapterPayload) : undefined;
     };
 
+    const find = async (id: string): Promise<AdapterPayload | undefined> => {
+      const payload = await read(id);
+      if (!payload || !loginTime || !payload.accountId) return payload;
+      // times are whole seconds: what began in the second of the sign-out is left to the sign-out's own deletions
+      const signedOut = await logins.signedOutAt(payload.accountId);
+      return ((loginTime(payload) ?? 0) + 1) * 1000 <= signedOut ? undefined : payload;
+    };
+
     return {
       async upsert(id, payload, expiresIn) {
         const k = key(id);
@@ -39,24 +55,42 @@ export function redisAdapterFactory(redis: RedisClient, prefix: string): (name: 
         if (consumable) multi.del(k).hset(k, 'payload', JSON.stringify(payload));
         else multi.set(k, JSON.stringify(payload));
         if (expiresIn) multi.expire(k, expiresIn);
+        // the keys this record makes, all of which the account's sign-out must find
+        const made = [k];
         if (GRANTABLE.has(name) && payload.grantId) {
-          const g = grantKey(payload.grantId);
+          const g = keys.oidcGrantTokens(payload.grantId);
           multi.rpush(g, k);
           // the grant's list lives as long as its longest-lived token
           if (expiresIn) multi.expire(g, expiresIn, 'GT').expire(g, expiresIn, 'NX');
+          made.push(g);
         }
         const ttl = expiresIn || 3600;
-        if (payload.userCode) multi.set(userCodeKey(payload.userCode), id, 'EX', ttl);
-        if (payload.uid) multi.set(uidKey(payload.uid), id, 'EX', ttl);
+        if (payload.userCode) multi.set(keys.oidcUserCode(payload.userCode), id, 'EX', ttl);
+        if (payload.uid) {
+          multi.set(keys.oidcUid(payload.uid), id, 'EX', ttl);
+          made.push(keys.oidcUid(payload.uid));
+        }
+        if (payload.accountId) {
+          const now = Date.now();
+          const a = keys.oidcAccount(payload.accountId);
+          // scored by expiry: what has expired by itself is dropped here, so the index stays the size of what lives
+          multi.zremrangebyscore(a, '-inf', now).zadd(a, ...made.flatMap((m) => [expiresIn ? now + expiresIn * 1000 : '+inf', m]));
+          if (expiresIn) multi.expire(a, expiresIn, 'GT').expire(a, expiresIn, 'NX');
+          if (GRANTABLE.has(name) && payload.grantId) {
+            const l = keys.oidcLogins(payload.accountId);
+            multi.hset(l, `u:${payload.grantId}`, now);
+            if (expiresIn) multi.expire(l, expiresIn, 'GT').expire(l, expiresIn, 'NX');
+          }
+        }
         await multi.exec();
       },
       find,
       async findByUid(uid) {
-        const id = await redis.get(uidKey(uid));
+        const id = await redis.get(keys.oidcUid(uid));
         return id ? find(id) : undefined;
       },
       async findByUserCode(code) {
-        const id = await redis.get(userCodeKey(code));
+        const id = await redis.get(keys.oidcUserCode(code));
         return id ? find(id) : undefined;
       },
       async consume(id) {
@@ -66,7 +100,7 @@ export function redisAdapterFactory(redis: RedisClient, prefix: string): (name: 
         await redis.del(key(id));
       },
       async revokeByGrantId(grantId) {
-        const g = grantKey(grantId);
+        const g = keys.oidcGrantTokens(grantId);
         const members = await redis.lrange(g, 0, -1);
         await redis.del(g, ...members);
       },

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type Koa from 'koa';
-import type Provider from 'oidc-provider';
+import type { default as Provider, Interaction as InteractionDetails } from 'oidc-provider';
 import { parseLoginResult } from '../auth/login-result.js';
 import { originOf } from '../auth/origin.js';
 import type { OidcConfig } from '../config.js';
@@ -21,7 +21,7 @@ import { cookieKeys, createProvider, INTERACTION_SEGMENT } from './provider.js';
 type Ctx = Koa.ParameterizedContext<AppState>;
 
 export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middleware<AppState> {
-  const { registrations, redis, keys, sessions, tokens, log } = services;
+  const { registrations, redis, keys, sessions, tokens, log, limits, oidcLogins } = services;
   const mount = oidc.mountPath;
   const pinKey = cookieKeys(services, oidc)[0]!;
   let provider: Promise<Provider> | undefined;
@@ -30,7 +30,7 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
     provider = undefined;
     throw err;
   }));
-  const stateKey = (uid: string): string => `${keys.prefix}:oidc:login:${uid}`;
+  const stateKey = (uid: string): string => keys.oidcInteractionLogin(uid);
   const pinFor = (uid: string, attempt: string): string => 'oidc-' + createHmac('sha256', pinKey).update(`${uid}:${attempt}`).digest('base64url');
   const interactionPath = new RegExp(`^${mount.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/${INTERACTION_SEGMENT}/([A-Za-z0-9_-]{1,64})(/status)?$`);
 
@@ -49,9 +49,18 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
     return { emoji, pin };
   };
 
-  const finish = async (ctx: Ctx, accountId: string): Promise<string> => {
+  /**
+   * The interaction this browser holds (its cookie names it), and only if it is the one in the
+   * URL: a uid learnt elsewhere (history, logs, a shared screen) serves and finishes nothing.
+   */
+  const ownInteraction = async (ctx: Ctx, uid: string): Promise<InteractionDetails> => {
+    const details = await (await op()).interactionDetails(ctx.req, ctx.res);
+    if (details.uid !== uid) throw new AppError('FORBIDDEN', 'This sign-in was started in another browser; start again from the application');
+    return details;
+  };
+
+  const finish = async (ctx: Ctx, details: InteractionDetails, accountId: string): Promise<string> => {
     const oidcProvider = await op();
-    const details = await oidcProvider.interactionDetails(ctx.req, ctx.res);
     const clientId = String(details.params.client_id);
     const existing = details.grantId ? await oidcProvider.Grant.find(details.grantId) : undefined;
     const grant = existing && existing.accountId === accountId ? existing : new oidcProvider.Grant({ accountId, clientId });
@@ -59,19 +68,21 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
     const missingClaims = details.prompt.details.missingOIDCClaims;
     if (Array.isArray(missingClaims)) grant.addOIDCClaims(missingClaims as string[]);
     const grantId = await grant.save();
+    // the browser it came from, for the person's list of sessions
+    await oidcLogins.noteBrowser(accountId, grantId, originOf(ctx.get('user-agent'), ctx.ip));
     return oidcProvider.interactionResult(ctx.req, ctx.res, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
   };
 
   const showPage = async (ctx: Ctx, uid: string): Promise<void> => {
     const oidcProvider = await op();
-    const details = await oidcProvider.interactionDetails(ctx.req, ctx.res);
+    const details = await ownInteraction(ctx, uid);
     if (details.prompt.name !== 'login' && details.session?.accountId) {
       // signed in already; only consent is asked: implied for configured clients
-      ctx.redirect(await finish(ctx, details.session.accountId));
+      ctx.redirect(await finish(ctx, details, details.session.accountId));
       return;
     }
     const ttl = Math.max(60, details.exp - Math.floor(Date.now() / 1000));
-    const { emoji } = await ensureRegistration(ctx, uid, ttl);
+    const { emoji } = await ensureRegistration(ctx, details.uid, ttl);
     const client = await oidcProvider.Client.find(String(details.params.client_id));
     const text = `PIN: ${emoji}`;
     const nonce = randomBytes(16).toString('base64');
@@ -82,7 +93,7 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
       emoji,
       text,
       waLink: `https://wa.me/${services.config.demo.whatsappNumber ?? ''}?text=${encodeURIComponent(text)}`,
-      statusUrl: `${mount}/${INTERACTION_SEGMENT}/${uid}/status`,
+      statusUrl: `${mount}/${INTERACTION_SEGMENT}/${details.uid}/status`,
       clientName: String(client?.clientName ?? client?.clientId ?? 'the application'),
       nonce,
     });
@@ -90,16 +101,16 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
 
   const status = async (ctx: Ctx, uid: string): Promise<void> => {
     const oidcProvider = await op();
-    const details = await oidcProvider.interactionDetails(ctx.req, ctx.res);
+    const details = await ownInteraction(ctx, uid);
     ctx.set('Cache-Control', 'no-store');
-    const state = await redis.hgetall(stateKey(uid));
+    const state = await redis.hgetall(stateKey(details.uid));
     if (!state.e) {
       ctx.body = { state: 'restart' };
       return;
     }
     try {
       // the PIN is the server's own (no guess): no caller, so no budget is spent by the page's polls
-      const outcome = await registrations.check(pinFor(uid, state.a ?? '0'));
+      const outcome = await registrations.check(pinFor(details.uid, state.a ?? '0'));
       if (outcome.state !== 'verified') {
         ctx.body = { state: outcome.state === 'awaiting' ? 'awaiting-confirmation' : 'pending' };
         return;
@@ -108,7 +119,7 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
       const claims = tokens.verify(parseLoginResult(outcome.resultJson).token, 'access');
       await sessions.logout(claims, claims.sub);
       log.info('oidc login', { userId: claims.sub, client: String(details.params.client_id) });
-      ctx.body = { state: 'done', redirectTo: await finish(ctx, claims.sub) };
+      ctx.body = { state: 'done', redirectTo: await finish(ctx, details, claims.sub) };
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       if (err.code === 'LOGIN_DENIED') {
@@ -117,20 +128,28 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
         return;
       }
       // expired, cancelled or failed for good: a new code on the next view
-      await redis.hdel(stateKey(uid), 'e');
+      await redis.hdel(stateKey(details.uid), 'e');
       ctx.body = { state: 'restart' };
     }
   };
 
   return async (ctx, next) => {
     if (ctx.path !== mount && !ctx.path.startsWith(`${mount}/`)) return next();
-    if (ctx.path === `${mount}/jwks`) {
+    // no page of the provider may be framed (clickjacking of the sign-in or sign-out buttons); its
+    // own page policies add to this one, and the interaction page sets a whole policy of its own
+    ctx.set('X-Frame-Options', 'DENY');
+    ctx.set('Content-Security-Policy', "frame-ancestors 'none'; base-uri 'none'; object-src 'none'");
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    const route = ctx.path.slice(mount.length);
+    if (route === `/jwks`) {
       // one JWKS for everything we sign, verify-only keys included (the provider knows only signing keys)
       sendJwks(ctx, services);
       return;
     }
     const m = interactionPath.exec(ctx.path);
     if (m && ctx.method === 'GET') {
+      await limits.consume('oidcInteraction', limits.group(ctx.ip));
       try {
         await (m[2] ? status(ctx, m[1]!) : showPage(ctx, m[1]!));
       } catch (err) {
@@ -146,11 +165,15 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
       }
       return;
     }
-    // Everything else is the provider's: hand it the raw request with the mount path taken off.
+    // the doors that store something for anyone who asks (a sign-in, a pushed request) spend the IP group's budget
+    if (route === '/auth' || route === '/request') await limits.consume('oidcAuthorize', limits.group(ctx.ip));
+    // Everything else is the provider's: hand it the raw request with the mount path taken off
+    // (`/oidc?x=1` is the provider's `/?x=1`).
     ctx.respond = false;
     const req = ctx.req as typeof ctx.req & { originalUrl?: string };
     req.originalUrl = req.url;
-    req.url = req.url!.slice(mount.length) || '/';
+    const rest = req.url!.slice(mount.length);
+    req.url = rest.startsWith('/') ? rest : `/${rest}`;
     await (await op()).callback()(req, ctx.res);
   };
 }

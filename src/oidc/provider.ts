@@ -19,12 +19,46 @@ export function cookieKeys(services: Services, oidc: OidcConfig): string[] {
 }
 
 /**
+ * Length caps of the authorization parameters the provider stores (`PARAM_LIST` of oidc-provider:
+ * always recognised, so naming them in `extraParams` adds nothing but the check). Generous for
+ * any app (openid-client's state is 43 characters, a JWT `id_token_hint` about a kilobyte),
+ * tight enough that a sign-in costs Redis a few kilobytes at most.
+ */
+export const PARAM_CAPS: Readonly<Record<string, number>> = {
+  state: 512,
+  nonce: 256,
+  login_hint: 256,
+  acr_values: 256,
+  scope: 512,
+  ui_locales: 128,
+  claims_locales: 128,
+  client_id: 128,
+  redirect_uri: 2048,
+  request_uri: 512,
+  id_token_hint: 4096,
+  request: 8192,
+  registration: 4096,
+  code_challenge: 128,
+  code_challenge_method: 16,
+  response_type: 64,
+  response_mode: 32,
+  prompt: 64,
+  display: 32,
+  max_age: 16,
+};
+
+/** How long an OpenID sign-in (interaction) is kept: one chat code's life and two minutes (≥ 2, ≤ 10 minutes). */
+export function interactionTtl(pinTtlSeconds: number): number {
+  return Math.min(600, Math.max(120, pinTtlSeconds + 120));
+}
+
+/**
  * Loaded only when OIDC clients are configured: oidc-provider 9 supports Node 22+ LTS and warns
  * at import on Node 20 (it runs there; the tests pass on 20.20), which a deployment without the
  * provider should never print.
  */
 export async function createProvider(services: Services, oidc: OidcConfig): Promise<Provider> {
-  const { default: ProviderClass } = await import('oidc-provider');
+  const { default: ProviderClass, errors } = await import('oidc-provider');
   const { config, redis, keys, tokens } = services;
   const ring = tokens.keys;
   const page = (ctx: KoaContextWithOIDC, title: string, body: string): void => {
@@ -32,7 +66,7 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
     ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
   };
   const configuration: Configuration = {
-    adapter: redisAdapterFactory(redis, keys.prefix),
+    adapter: redisAdapterFactory(redis, keys, services.oidcLogins),
     clients: oidc.clients,
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
@@ -66,6 +100,15 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
       };
     },
     interactions: { url: (_ctx, interaction) => `${oidc.mountPath}/${INTERACTION_SEGMENT}/${interaction.uid}` },
+    // every request parameter the provider keeps (in a sign-in, a pushed request) has a length cap
+    extraParams: Object.fromEntries(
+      Object.entries(PARAM_CAPS).map(([name, max]) => [
+        name,
+        (_ctx: KoaContextWithOIDC, value: unknown) => {
+          if (typeof value === 'string' && value.length > max) throw new errors.InvalidRequest(`${name} is longer than ${max} characters`);
+        },
+      ]),
+    ),
     features: {
       devInteractions: { enabled: false },
       rpInitiatedLogout: {
@@ -83,7 +126,9 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
       AccessToken: config.accessTokenTtl,
       IdToken: config.accessTokenTtl,
       AuthorizationCode: 60,
-      Interaction: Math.max(600, config.pinTtlSeconds * 3),
+      // a sign-in page lives for one chat code and its confirmation, then the app starts again:
+      // what an address can keep stored is its authorization budget times this
+      Interaction: interactionTtl(config.pinTtlSeconds),
       Session: config.refreshTokenTtl,
       Grant: config.refreshTokenTtl,
       RefreshToken: config.refreshTokenTtl,

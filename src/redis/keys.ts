@@ -70,6 +70,22 @@ export interface Keys {
   generatedSigningKey(alg: string): string;
   /** /health's write probe of one node (expires by itself) */
   healthProbe(node: string): string;
+  /** an OpenID provider record (Session, Grant, AccessToken, Interaction, …) by model name and id (src/oidc/adapter.ts) */
+  oidc(model: string, id: string): string;
+  /** list: the record keys issued under one OpenID grant (codes, tokens), revoked together */
+  oidcGrantTokens(grantId: string): string;
+  /** an OpenID session's uid → its id */
+  oidcUid(uid: string): string;
+  /** a device flow user code → its record id */
+  oidcUserCode(code: string): string;
+  /** sorted set: every OpenID record of one account (user id) scored by its expiry (ms), so a sign-out finds them all */
+  oidcAccount(userId: string): string;
+  /** hash: per OpenID grant of one account, when it last issued a code or token and from which browser */
+  oidcLogins(userId: string): string;
+  /** when the account last signed out everywhere (ms): grants and provider sessions from before are dead */
+  oidcSignedOut(userId: string): string;
+  /** the chat login of one OpenID interaction (its current emoji string and attempt) */
+  oidcInteractionLogin(uid: string): string;
 }
 
 /**
@@ -110,5 +126,13 @@ export function keys(prefix: string): Keys {
     sender: (id) => `${prefix}:sender:${id}`,
     generatedSigningKey: (alg) => `${prefix}:jwt:generated:${alg}`,
     healthProbe: (node) => `${prefix}:health:${node}`,
+    oidc: (model, id) => `${prefix}:oidc:${model}:${id}`,
+    oidcGrantTokens: (grantId) => `${prefix}:oidc:grant:${grantId}`,
+    oidcUid: (uid) => `${prefix}:oidc:uid:${uid}`,
+    oidcUserCode: (code) => `${prefix}:oidc:usercode:${code}`,
+    oidcAccount: (userId) => `${prefix}:oidc:account:${userId}`,
+    oidcLogins: (userId) => `${prefix}:oidc:logins:${userId}`,
+    oidcSignedOut: (userId) => `${prefix}:oidc:signedout:${userId}`,
+    oidcInteractionLogin: (uid) => `${prefix}:oidc:login:${uid}`,
   };
 }

@@ -13,13 +13,13 @@ import { remembered } from '../remembered.js';
  * work (src/redis/scripts/lib/budgets.lua; on one Redis one script, one round trip), so no
  * burst gets more than a budget's worth. An IP group's budgets share a slot; a PIN's budget
  * shares the registration's (keys.ts), so on a cluster they are spent in separate steps. Per-IP budgets are per IP group (IPv6 /64 by default, see
- * ip-group.ts). send-message and chat replies spend one budget each, without further work to
- * tie to it, so rate-limiter-flexible's atomic consume serves them; the socket event budget
+ * ip-group.ts). send-message, chat replies and the OpenID provider's doors spend one budget
+ * each, without further work to tie to it, so rate-limiter-flexible's atomic consume serves them; the socket event budget
  * belongs to one connection and lives in memory.
  */
 export type BudgetName = 'register' | 'check' | 'checkPin' | 'guess';
-/** Limits that spend one budget with no work to tie to it. */
-export type PlainLimit = 'send' | 'reply';
+/** Limits that spend one budget with no work to tie to it (the OpenID ones: per IP group). */
+export type PlainLimit = 'send' | 'reply' | 'oidcAuthorize' | 'oidcInteraction';
 export type LimitName = BudgetName | PlainLimit;
 
 interface BudgetSpec {
@@ -97,7 +97,12 @@ export class Limits {
     };
     const make = (name: string, points: number, duration: number): RateLimiterRedis =>
       new RateLimiterRedis({ storeClient: redis, keyPrefix: keys.rateLimit(name), points, duration, useRedisPackage: false });
-    this.plain = { send: make('send', cfg.sendPerMinute, 60), reply: make('reply', cfg.replyPerMinute, 60) };
+    this.plain = {
+      send: make('send', cfg.sendPerMinute, 60),
+      reply: make('reply', cfg.replyPerMinute, 60),
+      oidcAuthorize: make('oidcauth', cfg.oidcAuthorizePerMinute, 60),
+      oidcInteraction: make('oidcpage', cfg.oidcInteractionPerMinute, 60),
+    };
     this.templates = {
       register: this.template(['register']),
       check: this.template(['check', 'checkPin', 'guess']),

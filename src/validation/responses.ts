@@ -169,15 +169,22 @@ export const sessionsListResponseSchema = {
       items: {
         type: 'object',
         properties: {
-          id: { type: 'string' },
+          id: { type: 'string', description: 'for DELETE /sessions/:id; an OpenID login\'s starts with `oidc.`' },
+          kind: { type: 'string', enum: ['app', 'oidc'], description: "`app`: a session of this service's tokens; `oidc`: an app signed in through the OpenID provider" },
+          client: {
+            type: 'object',
+            description: 'the app an OpenID login is for (kind `oidc` only)',
+            properties: { id: { type: 'string' }, name: { type: 'string' } },
+            required: ['id', 'name'],
+          },
           createdAt: { type: 'string', format: 'date-time' },
-          lastUsedAt: { type: 'string', format: 'date-time', description: 'last login or token refresh of the session' },
+          lastUsedAt: { type: 'string', format: 'date-time', description: 'last login or token refresh of the session (an OpenID login: its last code or token)' },
           expiresAt: { type: 'string', format: 'date-time' },
           device: { type: 'string', description: 'browser or app and platform of the signing-in request' },
           ip: { type: 'string', description: 'address of the signing-in request, host part masked' },
           current: { type: 'boolean', description: 'the session of the token making the request' },
         },
-        required: ['id', 'createdAt', 'lastUsedAt', 'expiresAt', 'device', 'ip', 'current'],
+        required: ['id', 'kind', 'createdAt', 'lastUsedAt', 'expiresAt', 'device', 'ip', 'current'],
       },
     },
   },
@@ -187,7 +194,7 @@ export const sessionsListResponseSchema = {
 /** DELETE /sessions */
 export const signOutEverywhereResponseSchema = {
   type: 'object',
-  properties: { ...messageResponseSchema.properties, closed: { ...int, description: 'sessions closed' } },
+  properties: { ...messageResponseSchema.properties, closed: { ...int, description: 'sessions closed, OpenID logins included' } },
   required: [...messageResponseSchema.required, 'closed'],
 } as const;
 

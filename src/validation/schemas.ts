@@ -96,10 +96,13 @@ export const messageIdParamsSchema: JSONSchemaType<MessageIdParams> = {
   required: ['id'],
 };
 
-/** A session id as GET /sessions lists it (22 base64url characters today; room to change). */
+/**
+ * A session id as GET /sessions lists it: an app session's (22 base64url characters today; room
+ * to change), or `oidc.` and an OpenID grant's id (43): the dot keeps the two kinds apart.
+ */
 export const sessionParamsSchema: JSONSchemaType<SessionParams> = {
   type: 'object',
-  properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } },
+  properties: { id: { type: 'string', pattern: '^(?:oidc\\.)?[A-Za-z0-9_-]{1,64}$' } },
   required: ['id'],
 };
 

@@ -15,6 +15,10 @@ export interface Session {
 /** One of the person's open sessions (devices), as GET /sessions lists them. */
 export interface SessionInfo {
   id: string;
+  /** `app`: a session of this service's tokens; `oidc`: an app signed in through the OpenID provider (id `oidc.…`) */
+  kind: 'app' | 'oidc';
+  /** the app an OpenID login is for */
+  client?: { id: string; name: string };
   createdAt: string;
   lastUsedAt: string;
   expiresAt: string;

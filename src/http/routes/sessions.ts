@@ -1,25 +1,32 @@
 import { AppError } from '../../errors.js';
+import { OIDC_LOGIN_PREFIX } from '../../oidc/logins.js';
 import type { Services } from '../../services.js';
 import { validate } from '../../validation/validate.js';
 import type { AppRouter } from '../context.js';
 import { authenticate } from '../middleware/authenticate.js';
 
 /**
- * The caller's own sessions: `GET /sessions` lists them, `DELETE /sessions/:id` closes one
- * (another user's id answers like an unknown one), `DELETE /sessions` closes all of them (sign
- * out everywhere). A closed session's access and refresh tokens are refused from then on.
+ * The caller's own sessions: `GET /sessions` lists them (the app's, `kind: "app"`, and the
+ * OpenID logins of apps signing the person in through us, `kind: "oidc"`, whose ids start with
+ * `oidc.`), `DELETE /sessions/:id` closes one (another user's id answers like an unknown one),
+ * `DELETE /sessions` closes all of them (sign out everywhere, OpenID logins included). A closed
+ * session's access and refresh tokens are refused from then on.
  */
 export function registerSessionsRoutes(router: AppRouter, services: Services): void {
-  const { sessions } = services;
+  const { sessions, oidcLogins } = services;
   router.get('/sessions', authenticate(sessions), async (ctx) => {
     const claims = ctx.state.claims!;
-    ctx.body = { success: true, sessions: await sessions.list(claims.sub, claims.sid) };
+    const [own, oidc] = await Promise.all([sessions.list(claims.sub, claims.sid), oidcLogins.list(claims.sub)]);
+    ctx.body = { success: true, sessions: [...own.map((s) => ({ kind: 'app', ...s })), ...oidc] };
   });
 
   router.delete('/sessions/:id', authenticate(sessions), async (ctx) => {
     const { id } = validate.sessionParams(ctx.params);
-    if (!(await sessions.end(ctx.state.claims!.sub, id))) throw new AppError('SESSION_NOT_FOUND');
-    ctx.state.log.info('session closed by its owner', { sid: id });
+    const userId = ctx.state.claims!.sub;
+    const oidc = id.startsWith(OIDC_LOGIN_PREFIX);
+    const ended = oidc ? await oidcLogins.end(userId, id.slice(OIDC_LOGIN_PREFIX.length)) : await sessions.end(userId, id);
+    if (!ended) throw new AppError('SESSION_NOT_FOUND');
+    ctx.state.log.info(oidc ? 'OpenID login ended by its owner' : 'session closed by its owner', { sid: id });
     ctx.body = { success: true, message: 'Session closed' };
   });
 
