@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { PinAuthClient, type LoginStatus } from '@pin-auth/client';
 import { PinHasher } from '../../src/registrations/pin.js';
-import { FaultProxy } from '../helpers/fault-proxy.js';
+import { FaultProxy, scriptRequest } from '../helpers/fault-proxy.js';
 import { randomPhone, randomPin } from '../helpers/flow.js';
 import { post, request, type JsonResponse } from '../helpers/http.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
@@ -104,6 +104,35 @@ describe('faults: clients recover what a fault took (production defaults)', func
       expect(login.status).to.equal('signed-in');
     });
   }
+
+  it('the shipped client: the answer of the check-login that collected the login is lost; its next check gets the same tokens', async function () {
+    const client = new PinAuthClient({ baseUrl: a.url, transport: 'polling' });
+    const pin = randomPin() + 'Aa1';
+    const login = await client.startLogin({ pin });
+    expect((await postChat(b.url, login.text, { secret: WEBHOOK_SECRET })).status).to.equal(200);
+    await stack.workers[0]!.waitForOutput(new RegExp(`login.*${login.pinId.replace(/[-]/g, '\\-')}`), 30000);
+    // the login is stored: the next check collects it, and its answer comes after A gave up (503)
+    const held = loseAnswerFor(pin);
+    await held;
+    const session = await login.session;
+    expect((await request(a.url, 'GET', '/profile', { token: session.token })).status).to.equal(200);
+    // it was collected: the PIN is gone once the retry window ends, not before
+    expect((await post(a.url, '/check-login', { pin })).body).to.include({ verified: true, token: session.token });
+  });
+
+  it('the shipped client: a refresh whose answer is lost is retried inside the leeway and gets the pair; the session stays open', async function () {
+    const client = new PinAuthClient({ baseUrl: a.url, transport: 'polling' });
+    const login = await client.startLogin();
+    expect((await postChat(b.url, login.text, { secret: WEBHOOK_SECRET })).status).to.equal(200);
+    const session = await login.session;
+    const held = proxy.delayReplyTo(scriptRequest('rotate-session'), LATE_MS);
+    const fresh = await client.refresh(session);
+    await held;
+    expect(fresh.refreshToken).to.not.equal(session.refreshToken);
+    expect((await client.profile(fresh)).id).to.equal(session.user.id);
+    const next = await client.refresh(fresh);
+    expect((await client.profile(next)).id).to.equal(session.user.id);
+  });
 
   it("a socket client stays connected while its web node is cut off from Redis; auth-success published then is lost, and its recheck still gets the session", async function () {
     // rechecks every 2 s; a second client with rechecks off shows what was lost

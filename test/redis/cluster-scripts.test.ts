@@ -103,6 +103,28 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     expect(await c.exists(keys.registration(h4))).to.equal(0);
   });
 
+  it('register with an Idempotency-Key: the retry finds its registration (a later round\'s candidate too); a stranger\'s decoy is remembered on the registration\'s slot', async function () {
+    const h = pinHash();
+    const [taken, first, second] = [emoji(), emoji(), emoji()];
+    await c.set(keys.emoji(taken), 'someone', 'PX', 60_000);
+    const attempt = { tag: 'attempt-tag-1', candidates: [taken, first, second] };
+    // round two's candidate is taken after round one's only candidate was held by someone else
+    expect(await register('g-key', request(h, '', { mode: 'server', candidates: [taken], attempt }))).to.deep.equal(['retry']);
+    const made = await register('g-key', request(h, '', { mode: 'server', candidates: [first], candidateOffset: 1, attempt }));
+    expect([made[0], made[5]]).to.deep.equal(['created', '2']);
+    // the retry starts over from round one: it recognises the candidate of round two
+    const retry = await register('g-key', request(h, '', { mode: 'server', candidates: [taken], attempt, newPinId: 'other-id' }));
+    expect([retry[0], retry[1], retry[5]]).to.deep.equal(['existing', made[1], '2']);
+    // another key: a decoy, remembered under a key of the registration's slot; its repeat is 'again'
+    const stranger = { tag: 'attempt-tag-2', candidates: [emoji()] };
+    const decoy = await register('g-key', request(h, '', { mode: 'server', candidates: stranger.candidates, attempt: stranger, newPinId: 'decoy-id' }));
+    expect(decoy[0]).to.equal('decoy');
+    expect(await slot(keys.attemptDecoy(h, stranger.tag))).to.equal(await slot(keys.registration(h)));
+    const again = await register('g-key', request(h, '', { mode: 'server', candidates: stranger.candidates, attempt: stranger, newPinId: 'decoy-id-2' }));
+    expect([again[0], again[1], again[5]]).to.deep.equal(['again', 'decoy-id', '1']);
+    expect(await c.hget(keys.registration(h), 'i'), 'decoys store nothing on the registration').to.equal(made[1]);
+  });
+
   it('register: a crash after the emoji string is held leaves what the client’s retry finishes', async function () {
     const h = pinHash();
     const e = emoji();
