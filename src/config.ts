@@ -285,7 +285,7 @@ const REPLY_VARIABLES: Record<keyof ChatTexts, string> = {
   denied: 'REPLY_DENIED',
   nothingToConfirm: 'REPLY_NOTHING_TO_CONFIRM',
   signedOut: 'REPLY_SIGNED_OUT',
-  usernameOnly: 'REPLY_USERNAME_ONLY',
+  cannotSignIn: 'REPLY_CANNOT_SIGN_IN',
 };
 
 /**

@@ -13,7 +13,16 @@ export interface ClaimState {
   nonce: string;
   /** emoji hash of the code ('' for YES / NO) */
   e: string;
+  /** canonical phone, '' when withheld (written on a new account) */
   phone: string;
+  /** the sender's identifiers as [kind, value] (a number change's new phone: [kind, value, 'new']), stable kinds first */
+  ids: string[][];
+  /** old spellings of the phone an account may still be keyed by (identity/phone.ts) */
+  aliases: string[];
+  /** who a confirmation question is asked of (the phone, else the first identifier) */
+  addr: string;
+  /** WhatsApp username, '' when none */
+  uname: string;
   newUid: string;
   name: string;
   surname: string;
@@ -23,7 +32,7 @@ export interface ClaimState {
   grace: number;
   dedupTtl: number;
   maxSessions: number;
-  mode: 'code' | 'yes' | 'no';
+  mode: 'code' | 'yes' | 'no' | 'renumber';
   confirm: boolean;
 }
 
@@ -32,7 +41,7 @@ const KINDS: Record<string, (k: Keys, a: string, b: string) => string> = {
   msg: (k, a) => k.message(a),
   emo: (k, a) => k.emoji(a),
   confirm: (k, a) => k.confirmation(a),
-  phone: (k, a) => k.userByPhone(a),
+  ident: (k, kind, value) => k.identity(kind, value),
   reg: (k, a) => k.registration(a),
   active: (k, h) => k.active(k.activeBucket(h)),
   user: (k, a) => k.user(a),

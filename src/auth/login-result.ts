@@ -2,7 +2,8 @@
 export interface LoginUser {
   id: string;
   name: string;
-  phone: string;
+  /** present when the account has a phone: someone known only by a LID or user id has none */
+  phone?: string;
   roles: string[];
 }
 

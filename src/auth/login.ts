@@ -2,6 +2,7 @@ import type { Keys } from '../redis/keys.js';
 import type { Scripts } from '../redis/scripts.js';
 import type { InboundJob } from '../queues/jobs.js';
 import { chatIntent } from '../chat/intent.js';
+import { identitiesOf, identityState } from '../identity/identities.js';
 import { LoginChain } from './login-chain.js';
 import { emojiHash } from '../registrations/emoji.js';
 import { newShortId, newUserId } from './ids.js';
@@ -13,24 +14,44 @@ import type { TokenService } from './tokens.js';
 
 /**
  * A chat message becomes a login: match its emoji string to a pending registration, find or
- * create the user by phone, open a session, issue tokens, store the result for check-login.
+ * create the sender's account by the identifiers the message carries (src/identity), open a
+ * session, issue tokens, store the result for check-login.
  * Two Redis round trips (claim, complete) around token signing; both are atomic scripts. On a
  * Redis Cluster the claim is a chain of one-slot steps (login-chain.ts), one call each.
- * With confirmation on, a matched code first asks the person (YES / NO from the same phone
- * decides); STOP closes every session of the phone's user.
+ * With confirmation on, a matched code first asks the person (YES / NO from the same sender
+ * decides); STOP closes every session of the sender's account. A `user_changed_number` moves
+ * the account to the new number.
  */
 export type LoginOutcome =
-  | { outcome: 'logged-in'; pinId: string; pinHash: string; result: LoginResult; phone: string }
-  | { outcome: 'confirmation-asked'; pinId: string; pinHash: string; phone: string; origin: Origin; expiresAt: number }
-  | { outcome: 'denied'; pinId: string; pinHash: string; phone: string; origin: Origin }
-  | { outcome: 'unanswered'; phone: string }
-  | { outcome: 'signed-out'; phone: string; sessions: number }
+  | { outcome: 'logged-in'; pinId: string; pinHash: string; result: LoginResult; identity: IdentityChanges }
+  | { outcome: 'confirmation-asked'; pinId: string; pinHash: string; origin: Origin; expiresAt: number }
+  | { outcome: 'denied'; pinId: string; pinHash: string; origin: Origin }
+  | { outcome: 'unanswered' }
+  | { outcome: 'signed-out'; sessions: number }
   /** a retry of a job whose login was collected or cancelled; `signedIn` while its session is open */
   | { outcome: 'already-done'; pinId: string; signedIn: boolean }
   | { outcome: 'duplicate' }
-  | { outcome: 'no-phone' }
+  /** the message names no identifier of its sender (no phone, LID or user id) */
+  | { outcome: 'no-identity' }
   | { outcome: 'not-a-code' }
-  | { outcome: 'no-match'; phone: string };
+  | { outcome: 'no-match' }
+  /** a number change: `userId` the account moved ('' when nobody known had the old number) */
+  | { outcome: 'number-changed'; userId: string; changed: boolean };
+
+/** What resolving the sender's account did (lib/identity-steps.lua), for logs and metrics. */
+export interface IdentityChanges {
+  /** kinds of the identifiers newly linked to the account */
+  linked: string[];
+  /** the phone's account belonged to someone else (another LID / user id): a new account was made instead */
+  recycled: boolean;
+  /** a stable identifier of the message was linked to another account and left there */
+  conflict: boolean;
+  /** the account's phone was replaced by the message's (its stable id came with a new number) */
+  numberChanged: boolean;
+}
+
+/** The identity steps lost a race with other messages of the person too often (a cluster only): retried as a job. */
+export class IdentityBusyError extends Error {}
 
 export interface LoginSettings {
   graceSeconds: number;
@@ -67,21 +88,24 @@ export class LoginProcessor {
 
   async process(job: InboundJob): Promise<LoginOutcome> {
     const { message, nonce } = job;
-    if (message.phone === null) return { outcome: 'no-phone' };
+    const ids = identitiesOf(message);
+    if (ids.length === 0) return { outcome: 'no-identity' };
     const intent = chatIntent(message.text);
-    if (intent.kind === 'stop') {
-      return { outcome: 'signed-out', phone: message.phone, sessions: await this.sessions.endAllOfPhone(message.phone) };
-    }
+    const renumber = message.previousPhone !== undefined && message.phone !== null;
+    if (!renumber && intent.kind === 'stop') return { outcome: 'signed-out', sessions: await this.sessions.endAllOfSender(ids) };
     // YES / NO mean nothing while nobody is ever asked
-    if (intent.kind === 'other' || (intent.kind !== 'code' && !this.settings.confirm)) return { outcome: 'not-a-code' };
+    if (!renumber && (intent.kind === 'other' || (intent.kind !== 'code' && !this.settings.confirm))) return { outcome: 'not-a-code' };
     const { name, surname } = splitName(message.displayName);
     const graceMs = this.settings.graceSeconds * 1000;
+    // a number change: found by its stable ids or the old number, moved to the new one
+    const sender = renumber ? { ...identityState({ ...message, phone: message.previousPhone! }), phone: '' } : identityState(message);
+    if (renumber) sender.ids.push(['phone', message.phone!, 'new']);
 
     const claim = await this.chain.claim({
       msgId: message.id,
       nonce,
       e: intent.kind === 'code' ? emojiHash(intent.emoji) : '',
-      phone: message.phone,
+      ...sender,
       newUid: newUserId(),
       name,
       surname,
@@ -91,36 +115,39 @@ export class LoginProcessor {
       grace: graceMs,
       dedupTtl: DEDUP_TTL_SECONDS,
       maxSessions: MAX_SESSIONS_PER_USER,
-      mode: intent.kind,
+      mode: renumber ? 'renumber' : intent.kind === 'stop' || intent.kind === 'other' ? 'code' : intent.kind,
       confirm: this.settings.confirm,
     });
     if (claim[0] === 'duplicate') return { outcome: 'duplicate' };
+    if (claim[0] === 'busy') throw new IdentityBusyError('the sender\'s identifiers kept changing while being linked');
+    if (claim[0] === 'renumbered') return { outcome: 'number-changed', userId: claim[1] ?? '', changed: claim[2] === '1' };
     if (claim[0] === 'ask') {
       const [, pinId = '', pinHash = '', expiresAt = '0', origin = ''] = claim;
-      return { outcome: 'confirmation-asked', pinId, pinHash, phone: message.phone, origin: decodeOrigin(origin), expiresAt: Number(expiresAt) };
+      return { outcome: 'confirmation-asked', pinId, pinHash, origin: decodeOrigin(origin), expiresAt: Number(expiresAt) };
     }
     if (claim[0] === 'denied') {
       const [, pinId = '', pinHash = '', origin = ''] = claim;
-      return { outcome: 'denied', pinId, pinHash, phone: message.phone, origin: decodeOrigin(origin) };
+      return { outcome: 'denied', pinId, pinHash, origin: decodeOrigin(origin) };
     }
-    if (claim[0] === 'unanswered') return { outcome: 'unanswered', phone: message.phone };
+    if (claim[0] === 'unanswered') return { outcome: 'unanswered' };
     if (claim[0] === 'done') return { outcome: 'already-done', pinId: '', signedIn: claim[1] === '1' };
     if (claim[0] === 'completed') {
       // a retry of this job after its login was stored: announce it again (at least once)
       const [, pinId = '', pinHash = '', resultJson = ''] = claim;
       const result = parseLoginResult(resultJson);
-      return { outcome: 'logged-in', pinId, pinHash, result, phone: result.user.phone };
+      return { outcome: 'logged-in', pinId, pinHash, result, identity: { linked: [], recycled: false, conflict: false, numberChanged: false } };
     }
-    if (claim[0] !== 'claimed') return { outcome: 'no-match', phone: message.phone };
-    const [, pinId = '', pinHash = '', sid = '', refreshJti = '', userId = '', userName = '', , phone = '', rolesJson = '[]'] = claim;
+    if (claim[0] !== 'claimed') return { outcome: 'no-match' };
+    const [, pinId = '', pinHash = '', sid = '', refreshJti = '', userId = '', userName = '', , phone = '', rolesJson = '[]', linked = '', recycled, conflict, renumbered] = claim;
 
     const roles = parseRoles(rolesJson, ['user']);
     const pair = this.tokens.issuePair(userId, sid, roles, refreshJti);
     const result: LoginResult = {
       token: pair.token,
       refreshToken: pair.refreshToken,
-      user: { id: userId, name: userName, phone, roles },
+      user: { id: userId, name: userName, ...(phone !== '' ? { phone } : {}), roles },
     };
+    const identity: IdentityChanges = { linked: linked === '' ? [] : linked.split(','), recycled: recycled === '1', conflict: conflict === '1', numberChanged: renumbered === '1' };
     const done = await this.scripts.number('complete-login', [
       this.keys.registration(pinHash),
       message.id,
@@ -128,6 +155,6 @@ export class LoginProcessor {
       graceMs,
     ]);
     if (done !== 1) return { outcome: 'already-done', pinId, signedIn: false };
-    return { outcome: 'logged-in', pinId, pinHash, result, phone };
+    return { outcome: 'logged-in', pinId, pinHash, result, identity };
   }
 }

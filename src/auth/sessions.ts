@@ -7,6 +7,7 @@ import type { User } from './login-result.js';
 import { decodeOrigin } from './origin.js';
 import { parseRoles } from './roles.js';
 import type { TokenClaims, TokenService } from './tokens.js';
+import type { Identity } from '../identity/identities.js';
 
 /**
  * Sessions: each login opens one in Redis (`sess:<sid>` = user id, current refresh jti,
@@ -180,10 +181,13 @@ export class Sessions {
     return sessions + linked;
   }
 
-  /** STOP from a phone in the chat: every session of that phone's user; 0 when it has no account. */
-  async endAllOfPhone(phone: string): Promise<number> {
-    const userId = await this.redis.get(this.keys.userByPhone(phone));
-    return userId ? this.endAll(userId) : 0;
+  /** STOP in the chat: every session of the sender's account (its first identifier that has one); 0 when it has none. */
+  async endAllOfSender(ids: readonly Identity[]): Promise<number> {
+    for (const { kind, value } of ids) {
+      const userId = await this.redis.get(this.keys.identity(kind, value));
+      if (userId) return this.endAll(userId);
+    }
+    return 0;
   }
 }
 
@@ -195,6 +199,7 @@ const USER_FIELDS = ['id', 'name', 'surname', 'phone', 'roles'] as const;
 
 function userFrom([id, name, surname, phone, roles]: (string | null)[]): User {
   if (!id) throw new AppError('AUTHENTICATION_FAILED', 'User not found');
-  return { id, name: name ?? '', surname: surname ?? '', phone: phone ?? '', roles: parseRoles(roles, []) };
+  // the phone only when the account has one (a person may sign in by LID or user id alone)
+  return { id, name: name ?? '', surname: surname ?? '', ...(phone ? { phone } : {}), roles: parseRoles(roles, []) };
 }
 

@@ -12,6 +12,7 @@ export function startWorker(b: Bootstrapped): WorkerRole {
   const m = b.metrics.worker;
   const host = startWorkers(b.services, {
     onOutcome: (outcome, job) => m.inboundOutcome(outcome, job.receivedAt),
+    onIdentity: (event, kind) => m.identityEvent(event, kind),
     onExpired: () => m.pinExpired(),
     onJobFinished: (queue, result) => m.jobFinished(queue, result),
     onOutboundResult: (gateway, result) => m.outboundResult(gateway, result),

@@ -20,8 +20,8 @@ export interface ChatTexts {
   nothingToConfirm: string;
   /** after STOP ({count}) */
   signedOut: string;
-  /** to a code from a Cloud API user who hides the phone behind a username: why they cannot sign in this way ({app}) */
-  usernameOnly: string;
+  /** to a code from a sender the gateway did not identify (no phone, LID or user id): why nothing happens ({app}) */
+  cannotSignIn: string;
 }
 
 export const CATALOGUE: Record<Language, ChatTexts> = {
@@ -33,7 +33,7 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     denied: 'OK, nobody was signed in. If you did not ask for this, someone may be trying to get into your account: never send a code you were given by someone else.',
     nothingToConfirm: 'There is no sign-in waiting for your answer (it may have expired). Please start again in the app.',
     signedOut: 'Done: you are signed out of {app} everywhere ({count} sessions ended).',
-    usernameOnly: '{app} signs you in with your phone number, and your WhatsApp username hides it. Please sign in another way.',
+    cannotSignIn: 'WhatsApp did not tell {app} who sent this message, so it cannot sign you in from this chat. Please sign in another way.',
   },
   pt: {
     signedIn: 'Você entrou no {app}.',
@@ -43,7 +43,7 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     denied: 'Certo, ninguém entrou. Se não foi você que pediu, alguém pode estar tentando acessar sua conta: nunca envie um código que outra pessoa lhe passou.',
     nothingToConfirm: 'Não há nenhuma entrada esperando sua resposta (pode ter expirado). Comece de novo no aplicativo.',
     signedOut: 'Pronto: você saiu do {app} em todos os aparelhos ({count} sessões encerradas).',
-    usernameOnly: 'O {app} identifica você pelo número de telefone, e seu nome de usuário do WhatsApp o oculta. Entre de outra forma.',
+    cannotSignIn: 'O WhatsApp não informou ao {app} quem enviou esta mensagem, então não é possível entrar por esta conversa. Entre de outra forma.',
   },
   es: {
     signedIn: 'Has iniciado sesión en {app}.',
@@ -53,7 +53,7 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     denied: 'De acuerdo, nadie ha iniciado sesión. Si no lo pediste tú, alguien puede estar intentando entrar en tu cuenta: nunca envíes un código que te haya dado otra persona.',
     nothingToConfirm: 'No hay ningún inicio de sesión esperando tu respuesta (puede haber caducado). Vuelve a empezar en la aplicación.',
     signedOut: 'Hecho: has cerrado sesión en {app} en todas partes ({count} sesiones cerradas).',
-    usernameOnly: '{app} te identifica por tu número de teléfono, y tu nombre de usuario de WhatsApp lo oculta. Inicia sesión de otra forma.',
+    cannotSignIn: 'WhatsApp no le indicó a {app} quién envió este mensaje, así que no puede iniciar tu sesión desde este chat. Inicia sesión de otra forma.',
   },
 };
 

@@ -3,7 +3,7 @@ import type { ChatConfig } from '../config.js';
 import { fill } from './catalogue.js';
 
 /** The reply texts, filled in: what each kind of chat reply says. */
-export type ReplyKind = 'signed-in' | 'unknown-code' | 'confirm' | 'denied' | 'nothing-to-confirm' | 'signed-out' | 'username-only';
+export type ReplyKind = 'signed-in' | 'unknown-code' | 'confirm' | 'denied' | 'nothing-to-confirm' | 'signed-out' | 'cannot-sign-in';
 
 export type ReplyFacts =
   | { kind: 'confirm'; origin: Origin; requestedAt: Date }
@@ -47,7 +47,7 @@ export function replyText(cfg: ChatConfig, facts: ReplyFacts): string {
       return fill(t.denied, { app });
     case 'nothing-to-confirm':
       return fill(t.nothingToConfirm, { app });
-    case 'username-only':
-      return fill(t.usernameOnly, { app });
+    case 'cannot-sign-in':
+      return fill(t.cannotSignIn, { app });
   }
 }

@@ -19,10 +19,10 @@ import {
  * Meta's webhooks for the WhatsApp Cloud API: `entry[].changes[].value` with `messages[]`
  * (text; `type: "edit"` with the new text under `edit.message`) and `statuses[]` (sent,
  * delivered, read, failed) of ours. The channel is the business number the message was sent to,
- * `cloud:<metadata.phone_number_id>`. A sender who hides the phone behind a username comes with
- * `from_user_id` (a business-scoped user id) and no `from`: the phone is taken from the
- * matching `contacts[]` entry when Meta still gives it (`wa_id`), else the message goes on with
- * `userId` and no phone (the worker answers it: see docs/gateways.md, "Username-only senders").
+ * `cloud:<metadata.phone_number_id>`. The sender is known by a business-scoped user id (BSUID:
+ * `from_user_id`, `contacts[].user_id`) and, unless Meta withholds it, the phone (`from`,
+ * `contacts[].wa_id`); either signs in (src/identity). `profile.username` is kept for display.
+ * A `user_changed_number` system message moves the account to the new number.
  */
 
 const MEDIA = new Set(['image', 'video', 'audio', 'document', 'sticker', 'location', 'contacts']);
@@ -43,22 +43,44 @@ function textOf(m: Obj): { text: string; editOf?: string } | IgnoreReason {
   return text === null ? 'not-text' : { text };
 }
 
+/** A number change (`user_changed_number`; `customer_changed_number` in older versions): the new number, else null. */
+function newNumberOf(m: Obj): string | null {
+  if (m.type !== 'system' || !isObj(m.system)) return null;
+  const kind = str(m.system.type);
+  if (kind !== 'user_changed_number' && kind !== 'customer_changed_number') return null;
+  return str(m.system.wa_id) ?? str(m.system.new_wa_id);
+}
+
 function cloudMessage(m: unknown, contacts: Obj[], channel: string | undefined): InboundMessage | IgnoreReason {
   if (!isObj(m) || typeof m.id !== 'string') return 'malformed';
   // Cloud API groups: the sender is a participant of a group chat, not someone signing in
   if (m.group_id !== undefined) return 'group';
-  const content = textOf(m);
+  const newNumber = newNumberOf(m);
+  const content = newNumber !== null ? { text: null } : textOf(m);
   if (typeof content === 'string') return content;
   const from = str(m.from);
-  const userId = str(m.from_user_id);
-  const contact = contacts.find((c) => (from !== null && c.wa_id === from) || (userId !== null && c.user_id === userId)) ?? (contacts.length === 1 ? contacts[0] : undefined);
-  const phone = phoneFromJid(from) ?? phoneFromJid(contact ? str(contact.wa_id) : null);
+  const contact =
+    contacts.find((c) => (from !== null && c.wa_id === from) || (typeof m.from_user_id === 'string' && c.user_id === m.from_user_id)) ??
+    (contacts.length === 1 ? contacts[0] : undefined);
+  const userId = str(m.from_user_id) ?? (contact ? str(contact.user_id) : null);
+  const waId = from ?? (contact ? str(contact.wa_id) : null);
+  let phone = phoneFromJid(waId);
+  const previous = newNumber !== null ? phone : null;
+  if (newNumber !== null) {
+    phone = phoneFromJid(newNumber);
+    if (phone === null || (previous === null && userId === null)) return 'not-text';
+  }
   if (phone === null && userId === null) return 'no-phone';
   const profile = contact && isObj(contact.profile) ? contact.profile : {};
   const one: InboundMessage = { provider: 'cloud', id: messageKey('cloud', '', m.id), phone, text: content.text, displayName: str(profile.name) };
   if (channel !== undefined) one.channel = channel;
-  if (phone === null && userId !== null) one.userId = userId;
-  if (content.editOf !== undefined) one.editOf = content.editOf;
+  if (userId !== null) one.userId = userId;
+  const username = str(profile.username);
+  if (username !== null && username !== '') one.username = username;
+  // replies go to the number as WhatsApp wrote it (a Mexican wa_id keeps its 521)
+  if (newNumber === null && waId !== null && phone !== null && waId !== phone.slice(1)) one.replyTo = waId;
+  if (previous !== null) one.previousPhone = previous;
+  if ('editOf' in content && content.editOf !== undefined) one.editOf = content.editOf;
   return one;
 }
 

@@ -5,6 +5,7 @@ import {
   done,
   ignoredOne,
   isObj,
+  lidFromJid,
   messageKey,
   phoneFromJid,
   str,
@@ -75,11 +76,34 @@ function contentId(data: Obj): string | null {
   }
 }
 
-/** The phone of a chat JID: a privacy id (`<n>@lid`) carries none; Evolution gives it beside (remoteJidAlt; senderPn before 2.3). */
-function senderPhone(key: Obj, data: Obj): string | null {
-  const jid = str(key.remoteJid);
-  if (jid?.endsWith('@lid')) return phoneFromJid(str(key.remoteJidAlt) ?? str(key.senderPn) ?? str(data.senderPn));
-  return phoneFromJid(jid);
+/** Who sent a message: the identifiers of its key and where a reply to them goes. */
+type Sender = Pick<InboundMessage, 'phone' | 'lid' | 'username' | 'replyTo'>;
+
+/**
+ * The sender of a chat: `remoteJid` is a phone JID or a privacy id (`<n>@lid`), and the other
+ * one may come beside it: `remoteJidAlt` (Baileys 7, Evolution 2.3+; a LID beside a phone JID
+ * too), `senderPn` / `senderLid` (Baileys 6.7, Evolution 2.2), `remoteJidUsername` (Baileys 7).
+ * A reply goes to the phone as WhatsApp wrote it when there is one, else to the LID's JID
+ * (Evolution sends to a `…@lid` number as it is). Null: no identifier at all.
+ */
+function senderOf(key: Obj, data: Obj): Sender | null {
+  const jids = [key.remoteJid, key.remoteJidAlt, key.senderPn, data.senderPn, key.senderLid, data.senderLid].map(str);
+  let phone: string | null = null;
+  let phoneJid: string | null = null;
+  let lid: string | null = null;
+  let lidJid: string | null = null;
+  for (const jid of jids) {
+    if (phone === null && phoneFromJid(jid) !== null) [phone, phoneJid] = [phoneFromJid(jid), jid];
+    if (lid === null && lidFromJid(jid) !== null) [lid, lidJid] = [lidFromJid(jid), jid];
+  }
+  if (phone === null && lid === null) return null;
+  const sender: Sender = { phone };
+  if (lid !== null) sender.lid = lid;
+  const username = str(key.remoteJidUsername) ?? str(data.remoteJidUsername);
+  if (username !== null && username !== '') sender.username = username;
+  const replyTo = phoneJid !== null ? phoneJid.split('@')[0]!.split(':')[0]! : lidJid!.replace(/:\d+@/, '@');
+  if (replyTo.replace(/^\+/, '') !== phone?.slice(1)) sender.replyTo = replyTo;
+  return sender;
 }
 
 /** Groups, status stories and channels are not a person signing in. */
@@ -103,12 +127,12 @@ function upsert(data: unknown, instance: string, channel: string): Normalised {
   const edit = editProtocol(message);
   const content = textOf(edit ? (edit.editedMessage as Obj) : message);
   if ('ignore' in content) return ignoredOne(content.ignore);
-  const phone = senderPhone(key, data);
-  if (phone === null) return ignoredOne('no-phone');
+  const sender = senderOf(key, data);
+  if (sender === null) return ignoredOne('no-phone');
 
   const rawId = str(key.id) ?? contentId(data);
   if (rawId === null) return { kind: 'invalid', reason: 'data is nested too deeply' };
-  const one: InboundMessage = { provider: 'evolution', id: messageKey('evolution', instance, rawId), channel, phone, text: content.text, displayName: str(data.pushName) };
+  const one: InboundMessage = { provider: 'evolution', id: messageKey('evolution', instance, rawId), channel, ...sender, text: content.text, displayName: str(data.pushName) };
   if (edit) one.editOf = messageKey('evolution', instance, (edit.key as Obj).id as string);
   return done({ ...collected(), messages: [one] });
 }
@@ -123,6 +147,8 @@ function edited(data: unknown, instance: string, channel: string): Normalised {
   const content = textOf(edit.editedMessage as Obj);
   if ('ignore' in content) return ignoredOne(content.ignore);
   const originalId = key.id as string;
+  // named only when Evolution gives the sender's side; else the worker takes the original's sender
+  const sender = key.fromMe === false ? senderOf(key, isObj(data) ? data : {}) : null;
   // each edit of a message is its own attempt; a redelivery of the same edit is not
   const stamp = typeof edit.timestampMs === 'number' || typeof edit.timestampMs === 'string' ? String(edit.timestampMs) : (contentId(edit) ?? '');
   return done({
@@ -132,8 +158,7 @@ function edited(data: unknown, instance: string, channel: string): Normalised {
         provider: 'evolution',
         id: messageKey('evolution', instance, `edit\0${originalId}\0${stamp}`),
         channel,
-        // named only when Evolution gives the sender's side; else the worker takes the original's sender
-        phone: key.fromMe === false ? senderPhone(key, isObj(data) ? data : {}) : null,
+        ...(sender ?? { phone: null }),
         text: content.text,
         displayName: null,
         editOf: messageKey('evolution', instance, originalId),
@@ -176,11 +201,11 @@ function update(data: unknown, instance: string, channel: string, at: number): N
     const id = str(key.id) ?? str(item.keyId);
     if (newText && id !== null && key.fromMe === false) {
       const content = textOf(newText);
-      const phone = senderPhone(key, item);
-      if ('ignore' in content || phone === null || notAChat(str(key.remoteJid) ?? '')) out.ignored.push('not-text');
+      const sender = senderOf(key, item);
+      if ('ignore' in content || sender === null || notAChat(str(key.remoteJid) ?? '')) out.ignored.push('not-text');
       else {
         const stamp = String(change.messageTimestamp ?? contentId(newText) ?? '');
-        out.messages.push({ provider: 'evolution', id: messageKey('evolution', instance, `edit\0${id}\0${stamp}`), channel, phone, text: content.text, displayName: null, editOf: messageKey('evolution', instance, id) });
+        out.messages.push({ provider: 'evolution', id: messageKey('evolution', instance, `edit\0${id}\0${stamp}`), channel, ...sender, text: content.text, displayName: null, editOf: messageKey('evolution', instance, id) });
       }
       continue;
     }

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { canonicalPhone } from '../identity/phone.js';
 import type { InboundMessage } from '../queues/jobs.js';
 
 /**
@@ -54,19 +55,33 @@ export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-const PHONE_DIGITS = /^\d{7,15}$/;
+/** JID domains of a phone number (`hosted`: a Cloud-hosted business account, Baileys 7). */
+const PHONE_DOMAINS = new Set(['s.whatsapp.net', 'c.us', 'hosted']);
+const LID_DOMAINS = new Set(['lid', 'hosted.lid']);
+
+/** The user part (device suffix dropped) and domain of a JID; bare digits have domain ''. */
+function jidParts(jid: string): { user: string; domain: string } {
+  const at = jid.indexOf('@');
+  return { user: (at === -1 ? jid : jid.slice(0, at)).split(':')[0]!, domain: at === -1 ? '' : jid.slice(at + 1) };
+}
 
 /**
- * `+digits` from a WhatsApp user id: a JID (`<digits>[:device]@s.whatsapp.net`, or `@c.us`) or
- * the bare digits the Cloud API gives. Privacy ids (`@lid`), groups and the like give null.
+ * The canonical phone (identity/phone.ts) of a WhatsApp user id: a JID
+ * (`<digits>[:device]@s.whatsapp.net`, `@c.us`, `@hosted`) or the bare digits the Cloud API
+ * gives. Privacy ids (`@lid`), groups and the like give null: a LID never becomes a phone.
  */
 export function phoneFromJid(jid: string | null): string | null {
   if (jid === null) return null;
-  const at = jid.indexOf('@');
-  const domain = at === -1 ? '' : jid.slice(at + 1);
-  if (at !== -1 && domain !== 's.whatsapp.net' && domain !== 'c.us') return null;
-  const digits = (at === -1 ? jid : jid.slice(0, at)).split(':')[0]!.replace(/^\+/, '');
-  return PHONE_DIGITS.test(digits) ? '+' + digits : null;
+  const { user, domain } = jidParts(jid);
+  if (domain !== '' && !PHONE_DOMAINS.has(domain)) return null;
+  return /^\+?\d{7,15}$/.test(user) ? canonicalPhone(user) : null;
+}
+
+/** The digits of a privacy id (`<n>[:device]@lid`, `@hosted.lid`); null for anything else. */
+export function lidFromJid(jid: string | null): string | null {
+  if (jid === null) return null;
+  const { user, domain } = jidParts(jid);
+  return LID_DOMAINS.has(domain) && /^\d{1,32}$/.test(user) ? user : null;
 }
 
 /** A short stable digest, so message ids of any length or alphabet make safe Redis keys and job ids. */

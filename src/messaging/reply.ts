@@ -4,10 +4,15 @@ import { USER_PREFIX } from './providers/cloud.js';
 /**
  * Where a reply to a chat message goes: the channel it came on (`evolution:<instance>`,
  * `cloud:<phone_number_id>`; the default for messages queued before channels existed) and its
- * sender (the phone, or `user:<id>` for a Cloud API username-only sender); null when it has no
- * address. ChatReplies (queues/replies.ts) queues every reply through this.
+ * sender as that gateway knows them: the address it gave (`replyTo`: the number as WhatsApp
+ * wrote it, a LID's JID), else the phone, else `user:<id>` for a Cloud API user id, else the
+ * LID's JID; null when it has no address. ChatReplies (queues/replies.ts) queues every reply
+ * through this.
  */
 export function replyAddress(message: InboundMessage, defaultChannel: string): { channel: string; to: string } | null {
-  const to = message.phone ?? (message.userId !== undefined ? USER_PREFIX + message.userId : null);
+  const to =
+    message.replyTo ??
+    message.phone ??
+    (message.userId !== undefined ? USER_PREFIX + message.userId : message.lid !== undefined ? `${message.lid}@lid` : null);
   return to === null ? null : { channel: message.channel ?? defaultChannel, to };
 }

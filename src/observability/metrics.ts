@@ -1,6 +1,7 @@
 import client from 'prom-client';
 import type { LoginOutcome } from '../auth/login.js';
 import type { IgnoreReason } from '../messaging/inbound.js';
+import type { IdentityEvent } from '../queues/workers/inbound.js';
 import type { ProbeSink } from '../security/probes.js';
 
 /**
@@ -44,6 +45,8 @@ export interface WorkerMetrics {
   outboundResult(gateway: string, result: 'sent' | 'failed'): void;
   /** an inbound job that failed for good (waits for `npm run replay-inbound`) */
   inboundFailed(): void;
+  /** an account's identifiers changed: a link made (of `kind`), a number moved, a recycled number refused, a conflict */
+  identityEvent(event: IdentityEvent, kind?: string): void;
 }
 
 export interface ProcessMetrics {
@@ -185,6 +188,18 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
       if (n > 0) this.inc(n);
     },
   });
+  const identityLinks = new client.Counter({
+    name: `${PREFIX}identity_links_total`,
+    help: 'Identifiers newly linked to an account, by kind (phone, lid, bsuid)',
+    labelNames: ['kind'] as const,
+    registers: workerRegs,
+  });
+  const identityEvents = new client.Counter({
+    name: `${PREFIX}identity_events_total`,
+    help: 'Accounts moved to a new number (number-changed), recycled numbers that did not open the previous owner\'s account (recycled-refused), identifiers left on another account (conflict)',
+    labelNames: ['event'] as const,
+    registers: workerRegs,
+  });
   const expiries = new client.Counter({
     name: `${PREFIX}pin_expiries_total`,
     help: 'Registrations that expired without a login',
@@ -220,6 +235,10 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
       pinExpired: () => expiries.inc(),
       outboundResult: (gateway, result) => outbound.inc({ gateway, result }),
       inboundFailed: () => inboundFailed.inc(),
+      identityEvent: (event, kind) => {
+        if (event === 'linked') identityLinks.inc({ kind: kind ?? 'unknown' });
+        else identityEvents.inc({ event });
+      },
     },
     setReplicaDegradedSource: (count) => {
       replicaDegraded = count;

@@ -93,9 +93,9 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
           name: [user.name, user.surname].filter(Boolean).join(' '),
           given_name: user.name ?? '',
           family_name: user.surname ?? '',
-          phone_number: user.phone ?? '',
-          // the number is the one the login message came from: WhatsApp vouched for it
-          phone_number_verified: true,
+          // only when the account has a phone (someone known by LID or user id alone has none);
+          // the number is one a login message came from: WhatsApp vouched for it
+          ...(user.phone ? { phone_number: user.phone, phone_number_verified: true } : {}),
         }),
       };
     },

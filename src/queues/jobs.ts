@@ -19,10 +19,21 @@ export interface InboundMessage {
    * it goes out on the same one. Absent in jobs queued before channels existed: the default.
    */
   channel?: string;
-  /** E.164 phone, or null when the sender could not be resolved to one */
+  /** canonical E.164 phone (src/identity/phone.ts), or null when the gateway withheld it */
   phone: string | null;
-  /** Cloud API business-scoped user id of a sender who shows a username instead of a phone */
+  /** Cloud API business-scoped user id (BSUID, `contacts[].user_id`): a stable identifier */
   userId?: string;
+  /** WhatsApp LID (digits of `…@lid`, Evolution / Baileys): a stable identifier */
+  lid?: string;
+  /** the sender's WhatsApp username, shown on the account, never used to find it */
+  username?: string;
+  /**
+   * Where a reply goes when not to `phone`: the gateway's own address of the sender (a LID JID,
+   * the digits as WhatsApp wrote them, `user:<BSUID>`); absent: the phone, else `user:<userId>`
+   */
+  replyTo?: string;
+  /** a `user_changed_number`: the sender's previous number (`phone` is the new one); text null */
+  previousPhone?: string;
   /** message text, or null for non-text messages */
   text: string | null;
   /** sender's display name, as given by the gateway */
@@ -46,10 +57,10 @@ export interface ExpiryJob {
 }
 
 /** Why a message goes out: asked for through /send-message, or a reply to a chat message. */
-export type OutboundKind = 'manual' | 'signed-in' | 'unknown-code' | 'confirm' | 'denied' | 'nothing-to-confirm' | 'signed-out' | 'username-only';
+export type OutboundKind = 'manual' | 'signed-in' | 'unknown-code' | 'confirm' | 'denied' | 'nothing-to-confirm' | 'signed-out' | 'cannot-sign-in';
 
 export interface OutboundJob {
-  /** E.164 phone, or `user:<id>` for a Cloud API business-scoped user id (username-only senders) */
+  /** E.164 phone, `user:<id>` for a Cloud API business-scoped user id, or a chat JID (`<n>@lid`) */
   to: string;
   text: string;
   kind: OutboundKind;

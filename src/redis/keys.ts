@@ -28,6 +28,11 @@ export interface Keys {
   user(id: string): string;
   /** phone → user id; tag `p<phone>`, shared with the phone's chat confirmation */
   userByPhone(phone: string): string;
+  /**
+   * an identifier → the one account it is linked to (src/identity): a phone's is userByPhone
+   * (accounts keyed by phone before identifiers kept their keys); any other kind `i<kind>:<value>`
+   */
+  identity(kind: string, value: string): string;
   /** a session; access tokens carry `sub` and `sid`, so the key is known without a lookup */
   session(userId: string, sid: string): string;
   /** sorted set: the user's session ids scored by session expiry (ms), for listing and sign-out-everywhere */
@@ -105,6 +110,7 @@ export function keys(prefix: string): Keys {
     activeBucket: (h) => Math.max(0, BASE64URL.indexOf(h.charAt(0))) % ACTIVE_BUCKETS,
     user: (id) => `${prefix}:user:{u${id}}`,
     userByPhone: (phone) => `${prefix}:phone:{p${phone}}`,
+    identity: (kind, value) => (kind === 'phone' ? `${prefix}:phone:{p${value}}` : `${prefix}:ident:{i${kind}:${value}}`),
     session: (id, sid) => `${prefix}:sess:{u${id}}:${sid}`,
     userSessions: (id) => `${prefix}:usess:{u${id}}`,
     confirmation: (phone) => `${prefix}:confirm:{p${phone}}`,

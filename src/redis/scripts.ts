@@ -91,12 +91,14 @@ const read = (file: string): string => readFileSync(new URL(`./scripts/${file}.l
 const budgetLibrary = read('lib/budgets');
 const runner = read('lib/steps');
 const loginSteps = read('lib/login-steps');
+/** the sender's account by its identifiers: steps the login chain enters (before it in the source) */
+const identitySteps = read('lib/identity-steps');
 /** keys.ts's schema in Lua, for the login chain when one server runs it in one call (claim-login) */
 export const keyLibrary = read('lib/keys');
 
-/** A whole script's source: claim-login gets the login's steps and the key schema first. */
+/** A whole script's source: claim-login gets the key schema, the identity and login steps first. */
 function wholeSource(name: ScriptName): string {
-  return name === 'claim-login' ? keyLibrary + loginSteps + read(name) : read(name);
+  return name === 'claim-login' ? keyLibrary + identitySteps + loginSteps + read(name) : read(name);
 }
 
 /** A step's source as a script of its own (a cluster runs it, one call per step). */

@@ -11,14 +11,14 @@ const int = { type: 'integer', minimum: 0 } as const;
 
 export const userSchema = {
   type: 'object',
-  description: 'The signed-in person: found by phone, or created with roles ["user"] on first login.',
+  description: 'The signed-in person: found by any identifier the chat message carries (phone, WhatsApp LID, Cloud API user id), or created with roles ["user"] on first login.',
   properties: {
     id: str,
     name: { type: 'string', description: "the gateway's display name up to its first space" },
-    phone: { type: 'string', description: 'international format, e.g. +5511999998888' },
+    phone: { type: 'string', description: 'canonical E.164, e.g. +5511999998888; absent while the account has no known phone (its person signed in by LID or user id only)' },
     roles: { type: 'array', items: str },
   },
-  required: ['id', 'name', 'phone', 'roles'],
+  required: ['id', 'name', 'roles'],
 } as const;
 
 export const profileUserSchema = {

@@ -128,6 +128,7 @@ export async function startMockGateway(): Promise<MockGateway> {
 /**
  * Fake gateways that check requests as the real ones do and answer in their shapes.
  * - Evolution API: `POST /message/sendText/<instance>`, `apikey` header, body `{number, text}`
+ *   (`number`: digits, or a `<n>@lid` JID)
  *   (v2) or `{number, textMessage: {text}}` (v1); 401 for a wrong key, 404 for an unknown
  *   instance, 400 for a wrong body; 201 with the sent message (`key.id`).
  * - Graph API: `POST /<version>/<phone number id>/messages`, `Authorization: Bearer <token>`,
@@ -163,11 +164,13 @@ export function startFakeEvolution(opts: { apiKey: string; instances: string[]; 
     if (!opts.instances.includes(instance)) return { status: 404, body: { status: 404, error: 'Not Found', response: { message: [`The "${instance}" instance does not exist`] } } };
     const body = (req.json ?? {}) as { number?: unknown; text?: unknown; textMessage?: { text?: unknown } };
     const text = (opts.version ?? 'v2') === 'v1' ? body.textMessage?.text : body.text;
-    if (typeof body.number !== 'string' || !/^\d{7,15}$/.test(body.number) || typeof text !== 'string' || text === '') {
+    // a number, or a chat JID as it is (Evolution's createJid keeps `…@lid`: a LID-only sender)
+    if (typeof body.number !== 'string' || !/^(\d{7,15}|\d{1,32}@lid)$/.test(body.number) || typeof text !== 'string' || text === '') {
       return { status: 400, body: { status: 400, error: 'Bad Request', response: { message: ['instance requires property "text"'] } } };
     }
     const id = '3EB0' + randomBytes(8).toString('hex').toUpperCase();
-    return { status: 201, id, body: { key: { remoteJid: `${body.number}@s.whatsapp.net`, fromMe: true, id }, message: { conversation: text }, messageTimestamp: Math.floor(Date.now() / 1000), status: 'PENDING' } };
+    const remoteJid = body.number.includes('@') ? body.number : `${body.number}@s.whatsapp.net`;
+    return { status: 201, id, body: { key: { remoteJid, fromMe: true, id }, message: { conversation: text }, messageTimestamp: Math.floor(Date.now() / 1000), status: 'PENDING' } };
   });
 }
 

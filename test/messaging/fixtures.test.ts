@@ -17,10 +17,9 @@ const JWT_KEY = 'fixtures-evolution-jwt-key-0123456789';
 const APP_SECRET = 'fixtures-meta-app-secret-0123456789';
 export const INSTANCES = ['inst-a', 'inst-b'];
 export const NUMBERS = ['1111111111', '2222222222'];
-const USERNAME_REPLY = 'Sign in with your phone number: your username hides it.';
 
 interface Fixture {
-  expect: { status: number; accepted: number; ignored: number; reason?: string; then?: 'login' | 'edit-login' | 'username-only' | 'status'; statuses?: string[] };
+  expect: { status: number; accepted: number; ignored: number; reason?: string; then?: 'login' | 'lid-login' | 'bsuid-login' | 'edit-login' | 'number-changed' | 'status'; statuses?: string[] };
   path?: string;
   body: unknown;
 }
@@ -46,8 +45,9 @@ const digits = (phone: string): string => phone.replace(/^\+/, '');
  * Every fixture of both gateways (test/fixtures/gateways, README there) posted to a service
  * configured with both gateways, two Evolution instances and two Cloud numbers, talking to fake
  * gateway servers that check requests as the real ones do. Each is answered as designed, and
- * what follows (login and reply on the message's channel, edit → login, username-only reply,
- * status recorded on our message) is checked.
+ * what follows (login and reply on the message's channel, also for a sender known only by a
+ * LID or a Cloud user id; edit → login; a number change moves the account; status recorded on
+ * our message) is checked.
  */
 describe('messaging: real payload shapes of both gateways (fixtures)', function () {
   let evo: FakeGateway;
@@ -72,7 +72,6 @@ describe('messaging: real payload shapes of both gateways (fixtures)', function 
         GRAPH_API_URL: `${graph.url}/v21.0`,
         WEBHOOK_JWT_KEY: JWT_KEY,
         WEBHOOK_SECRET: APP_SECRET,
-        REPLY_USERNAME_ONLY: USERNAME_REPLY,
       },
     });
     // a user to send messages as (for the status fixtures)
@@ -98,6 +97,24 @@ describe('messaging: real payload shapes of both gateways (fixtures)', function 
     if (gateway === 'evolution') headers.authorization = `Bearer ${evolutionJwt(JWT_KEY)}`;
     else headers['x-hub-signature-256'] = sign(raw, APP_SECRET);
     return request(stack.url, 'POST', '/messaging-endpoint' + suffix, { raw, headers });
+  }
+
+  /** A Cloud API login from this number (and user id): the account's id. */
+  async function loginAs(waId: string, bsuid?: string): Promise<string> {
+    const pin = randomPin();
+    const emoji = randomEmoji();
+    expect((await post(stack.url, '/register-pin', { pin, emojiString: emoji })).status).to.equal(200);
+    const body = {
+      object: 'whatsapp_business_account',
+      entry: [{ id: '1', changes: [{ field: 'messages', value: {
+        messaging_product: 'whatsapp',
+        metadata: { display_phone_number: '15550783881', phone_number_id: '2222222222' },
+        contacts: [{ profile: { name: 'Kerry' }, wa_id: waId, ...(bsuid ? { user_id: bsuid } : {}) }],
+        messages: [{ from: waId, ...(bsuid ? { from_user_id: bsuid } : {}), id: 'wamid.' + randomBytes(8).toString('hex'), timestamp: '1772460309', type: 'text', text: { body: `PIN: ${emoji}` } }],
+      } }] }],
+    };
+    expect((await postFixture('cloud', body)).status).to.equal(200);
+    return (await verified(pin)).user.id;
   }
 
   const verified = (pin: string): Promise<LoginBody> =>
@@ -133,12 +150,15 @@ describe('messaging: real payload shapes of both gateways (fixtures)', function 
             INSTANCE: 'inst-b',
             PNID: '2222222222',
             TEXT: 'hello',
+            LID: String(100000000000000 + Math.floor(Math.random() * 1e14)),
+            BSUID: `US.${randomBytes(8).readBigUInt64BE()}`,
+            NEWPHONE: digits(randomPhone()),
           };
           const pin = randomPin();
           const emoji = randomEmoji();
           const then = fx.expect.then;
           let tracked: { messageId: string; gatewayId: string } | undefined;
-          if (then === 'login' || then === 'edit-login' || then === 'username-only') {
+          if (then === 'login' || then === 'edit-login' || then === 'lid-login' || then === 'bsuid-login') {
             expect((await post(stack.url, '/register-pin', { pin, emojiString: emoji })).status).to.equal(200);
             values.TEXT = `PIN: ${emoji}`;
           }
@@ -174,12 +194,32 @@ describe('messaging: real payload shapes of both gateways (fixtures)', function 
               expect(req.url).to.equal('/v21.0/2222222222/messages');
             }
           }
-          if (then === 'username-only') {
-            const req = await delivered(graph, (j) => j.recipient === 'US.13491208655302741918' && (j.text as { body: string }).body === USERNAME_REPLY);
+          if (then === 'lid-login') {
+            // no phone anywhere: signed in by the LID, answered at the LID's chat on its instance
+            const login = await verified(pin);
+            expect(login.user).to.not.have.property('phone');
+            const req = await delivered(evo, (j) => j.number === `${values.LID}@lid`);
+            expect(req.url).to.equal('/message/sendText/inst-b');
+          }
+          if (then === 'bsuid-login') {
+            // the phone withheld: signed in by the business-scoped user id, answered to it
+            const login = await verified(pin);
+            expect(login.user).to.not.have.property('phone');
+            const req = await delivered(graph, (j) => j.recipient === values.BSUID);
             expect(req.url).to.equal('/v21.0/2222222222/messages');
             expect(req.json).to.not.have.property('to');
-            const c = await post<LoginBody>(stack.url, '/check-login', { pin });
-            expect(c.body.verified).to.equal(false);
+          }
+          if (then === 'number-changed') {
+            // the account of the old number (made here by a login) now answers to the new one
+            const before = await loginAs(values.PHONE!, values.BSUID);
+            const again = await postFixture(gateway, fill(fx.body, { ...values, ID: 'FX' + randomBytes(8).toString('hex') }), fx.path);
+            expect(again.status).to.equal(200);
+            const after = await eventually(async () => {
+              const id = await redis.get(keys(stack.prefix).userByPhone(`+${values.NEWPHONE}`));
+              return id ?? undefined;
+            }, 15000);
+            expect(after).to.equal(before);
+            expect(await redis.get(keys(stack.prefix).userByPhone(phone))).to.equal(null);
           }
           if (then === 'status') {
             const want = fx.expect.statuses![0]!;

@@ -1,5 +1,6 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { LoginProcessor, type LoginOutcome } from '../../auth/login.js';
+import { LoginProcessor, type IdentityChanges, type LoginOutcome } from '../../auth/login.js';
+import { identitiesOf } from '../../identity/identities.js';
 import { emojiFromChat } from '../../messaging/pin-text.js';
 import type { Step } from '../../redis/scripts.js';
 import type { Notifier } from '../../realtime/notifier.js';
@@ -8,9 +9,17 @@ import { retryOrGiveUp } from '../inbound-retry.js';
 import type { InboundJob, InboundMessage } from '../jobs.js';
 import { ChatReplies } from '../replies.js';
 
+/** What happened to accounts' identifiers (metrics: observability/metrics.ts). */
+export type IdentityEvent = 'linked' | 'number-changed' | 'recycled-refused' | 'conflict';
+
 export interface InboundHooks {
   onOutcome?: (outcome: LoginOutcome['outcome'], job: InboundJob) => void;
+  /** `kind`: the identifier kind of a link */
+  onIdentity?: (event: IdentityEvent, kind?: string) => void;
 }
+
+/** The sender fields an edit may lack and takes from the message it edits. */
+type KeptSender = Pick<InboundMessage, 'phone' | 'lid' | 'userId' | 'username' | 'replyTo' | 'displayName'>;
 
 /**
  * How long the sender of a message that matched nothing is kept, so an edit of it can sign in:
@@ -23,7 +32,8 @@ const EDITABLE_SECONDS = 20 * 60;
  * The `inbound` processor: a chat message becomes a login (or the confirmation question, the
  * answer to it, or STOP), the registering sockets hear of it, and the person gets a reply on
  * the channel the message came on (ChatReplies). An edit is a new attempt with the edited text.
- * A username-only sender (no phone) who sends a code learns why they cannot sign in this way.
+ * A sender the gateway did not identify who sends a code learns why nothing happens (never
+ * silence). Links made, number changes and refused recycled numbers are logged and counted.
  */
 export function inboundProcessor(services: Services, notifier: Notifier, hooks: InboundHooks = {}) {
   const { config, keys, scripts, tokens, sessions, limits, queues, log, redis } = services;
@@ -36,16 +46,35 @@ export function inboundProcessor(services: Services, notifier: Notifier, hooks: 
 
   /** An edit whose event did not name the sender: the sender of the message it edits, if kept. */
   const withSender = async (message: InboundMessage): Promise<InboundMessage> => {
-    if (message.phone !== null || message.editOf === undefined || message.userId !== undefined) return message;
+    if (identitiesOf(message).length > 0 || message.editOf === undefined) return message;
     const kept = await redis.get(keys.sender(message.editOf));
     if (kept === null) return message;
-    const { phone, displayName } = JSON.parse(kept) as { phone: string; displayName: string | null };
-    return { ...message, phone, displayName };
+    return { ...message, ...(JSON.parse(kept) as KeptSender) };
   };
-  const keepSender = (message: InboundMessage): Promise<unknown> =>
-    redis.set(keys.sender(message.id), JSON.stringify({ phone: message.phone, displayName: message.displayName }), 'EX', EDITABLE_SECONDS);
+  const keepSender = (m: InboundMessage): Promise<unknown> => {
+    const kept: KeptSender = { phone: m.phone, lid: m.lid, userId: m.userId, username: m.username, replyTo: m.replyTo, displayName: m.displayName };
+    return redis.set(keys.sender(m.id), JSON.stringify(kept), 'EX', EDITABLE_SECONDS);
+  };
   /** A mistyped code is "not a code" or "no match": kept, so that its correction by edit can sign in. */
-  const editable = (message: InboundMessage): boolean => message.phone !== null && message.editOf === undefined;
+  const editable = (message: InboundMessage): boolean => identitiesOf(message).length > 0 && message.editOf === undefined;
+  /** Links made, a number replaced, a recycled number refused: logged and counted. */
+  const identityChanged = (userId: string, changes: IdentityChanges, meta: Record<string, unknown>): void => {
+    for (const kind of changes.linked) hooks.onIdentity?.('linked', kind);
+    if (changes.linked.length > 0) log.info('identifiers linked to an account', { userId, kinds: changes.linked, ...meta });
+    if (changes.numberChanged) {
+      hooks.onIdentity?.('number-changed');
+      log.info('account moved to a new phone number', { userId, ...meta });
+    }
+    if (changes.recycled) {
+      hooks.onIdentity?.('recycled-refused');
+      // the number's previous account belongs to another LID / user id: a new account instead
+      log.warn('recycled number: the previous owner\'s account was not opened; a new account was made', { userId, ...meta });
+    }
+    if (changes.conflict) {
+      hooks.onIdentity?.('conflict');
+      log.warn('an identifier of the message belongs to another account and was left there', { userId, ...meta });
+    }
+  };
 
   const handle = async (job: Job<InboundJob>): Promise<LoginOutcome['outcome']> => {
     const message = await withSender(job.data.message);
@@ -59,6 +88,7 @@ export function inboundProcessor(services: Services, notifier: Notifier, hooks: 
         await services.replicas.sync();
         notifier.loginSucceeded(result.pinHash, result.result);
         log.info('login', { pinId: result.pinId, userId: result.result.user.id, ...meta });
+        identityChanged(result.result.user.id, result.identity, meta);
         await replies.answer(message, { kind: 'signed-in' });
         break;
       case 'confirmation-asked': {
@@ -96,12 +126,18 @@ export function inboundProcessor(services: Services, notifier: Notifier, hooks: 
         if (editable(message)) await keepSender(message);
         log.debug('inbound message skipped', { outcome: result.outcome, ...meta });
         break;
-      case 'no-phone':
-        if (message.userId !== undefined && message.text !== null && emojiFromChat(message.text) !== null) {
+      case 'number-changed':
+        if (result.changed) {
+          hooks.onIdentity?.('number-changed');
+          log.info('account moved to a new phone number', { userId: result.userId, ...meta });
+        } else log.info('number change of nobody we know, or already made', meta);
+        break;
+      case 'no-identity':
+        if (message.text !== null && emojiFromChat(message.text) !== null) {
           // never silence: the person learns why nothing happens
-          log.info('username-only sender answered', meta);
-          await replies.answer(message, { kind: 'username-only' });
-        } else log.warn('inbound message without a resolvable phone', { ...meta, provider: message.provider });
+          log.info('unidentified sender answered', meta);
+          await replies.answer(message, { kind: 'cannot-sign-in' });
+        } else log.warn('inbound message without an identifier of its sender', { ...meta, provider: message.provider });
         break;
       default:
         log.debug('inbound message skipped', { outcome: result.outcome, ...meta });

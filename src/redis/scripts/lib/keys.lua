@@ -10,6 +10,11 @@ function K.active(p, b) return p .. ':active:{a' .. b .. '}' end
 function K.active_of(p, h) return K.active(p, K.active_bucket(h)) end
 function K.user(p, u) return p .. ':user:{u' .. u .. '}' end
 function K.phone(p, ph) return p .. ':phone:{p' .. ph .. '}' end
+-- an identifier's account: a phone keeps the key accounts had when they were keyed by phone
+function K.ident(p, kind, v)
+  if kind == 'phone' then return K.phone(p, v) end
+  return p .. ':ident:{i' .. kind .. ':' .. v .. '}'
+end
 function K.confirm(p, ph) return p .. ':confirm:{p' .. ph .. '}' end
 function K.sess(p, u, s) return p .. ':sess:{u' .. u .. '}:' .. s end
 function K.usess(p, u) return p .. ':usess:{u' .. u .. '}' end

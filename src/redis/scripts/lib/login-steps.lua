@@ -11,7 +11,8 @@
 --
 -- The registration hash: i pinId, x expiry ms, s state (p pending, c awaiting the chat's YES,
 -- m claimed by message m, v verified with result r, k collected, d denied, f failed), e emoji
--- hash, u/d/j the claim's user, session and refresh jti, o origin, ph the phone asked.
+-- hash, u/d/j the claim's user, session and refresh jti, o origin, ph the sender asked (its
+-- phone, else its first identifier: s.addr).
 -- The message key: the job's nonce, then once it claimed (or denied) a registration
 -- `nonce|pinHash[|sid|uid]`, which tells a retry the claim is its own.
 
@@ -30,6 +31,7 @@ local function login_release(key, h)
 end
 
 local LOGIN_STEPS = {}
+for name, step in pairs(ID_STEPS) do LOGIN_STEPS[name] = step end
 
 -- de-duplicate the message: another nonce is a redelivery; ours with a pin hash is a retry
 LOGIN_STEPS.msg = {
@@ -47,35 +49,21 @@ LOGIN_STEPS.msg = {
     else
       redis.call('SET', k[1], s.nonce, 'EX', s.dedupTtl)
     end
+    if s.mode == 'renumber' then return identity_start(s) end
     return 'lookup'
   end,
 }
 
--- the registration a code names (emoji index), or the one this phone was asked about (YES / NO)
+-- the registration a code names (emoji index), or the one this sender was asked about (YES / NO)
 LOGIN_STEPS.lookup = {
-  keys = function(s) return { s.mode == 'code' and { 'emo', s.e } or { 'confirm', s.phone } } end,
+  keys = function(s) return { s.mode == 'code' and { 'emo', s.e } or { 'confirm', s.addr } } end,
   run = function(s, k)
     local h = redis.call('GET', k[1])
     if not h then return nil, login_nomatch(s) end
     s.h = h
     -- only these can open a session: the user is found (or its id reserved) before the claim,
     -- so the registration records the user the session belongs to
-    if s.mode == 'yes' or (s.mode == 'code' and not s.confirm) then return 'phone' end
-    return 'reg'
-  end,
-}
-
--- find the user by phone, or reserve the job's new id for it (the user is written by `user`;
--- an index whose claim then fails points at an id whose user a later login of the phone writes)
-LOGIN_STEPS.phone = {
-  keys = function(s) return { { 'phone', s.phone } } end,
-  run = function(s, k)
-    local uid = redis.call('GET', k[1])
-    if not uid then
-      uid = s.newUid
-      redis.call('SET', k[1], uid)
-    end
-    s.uid = uid
+    if s.mode == 'yes' or (s.mode == 'code' and not s.confirm) then return identity_start(s) end
     return 'reg'
   end,
 }
@@ -96,12 +84,12 @@ LOGIN_STEPS.reg = {
     end
     s.pinId, s.x, s.origin, s.regE, s.regPh = cur[1], cur[2], cur[10] or '', cur[8], cur[11] or false
     local fresh = not s.ours and now < tonumber(cur[2])
-    local askedHere = cur[3] == 'c' and cur[11] == s.phone
+    local askedHere = cur[3] == 'c' and cur[11] == s.addr
     local open = false
     if fresh and s.mode == 'code' and cur[8] == s.e and (cur[3] == 'p' or askedHere) then
       if s.confirm then
         -- asked (again, when the code comes once more): YES or NO from this phone decides
-        redis.call('HSET', rk, 's', 'c', 'ph', s.phone)
+        redis.call('HSET', rk, 's', 'c', 'ph', s.addr)
         return 'ask'
       end
       open = true
@@ -136,7 +124,7 @@ LOGIN_STEPS.reg = {
 
 -- the chat question: this phone's answer names the registration until the PIN expires
 LOGIN_STEPS.ask = {
-  keys = function(s) return { { 'confirm', s.phone } } end,
+  keys = function(s) return { { 'confirm', s.addr } } end,
   run = function(s, k)
     redis.call('SET', k[1], s.h, 'PXAT', s.x)
     return nil, { 'ask', s.pinId, s.h, s.x, s.origin }
@@ -185,8 +173,11 @@ LOGIN_STEPS.user = {
   run = function(s, k)
     local uk, ik, sk, now = k[1], k[2], k[3], login_now()
     if redis.call('EXISTS', uk) == 0 then
-      redis.call('HSET', uk, 'id', s.uid, 'name', s.name, 'surname', s.surname,
-        'phone', s.phone, 'roles', '["user"]', 'createdAt', now)
+      redis.call('HSET', uk, 'id', s.uid, 'name', s.name, 'surname', s.surname, 'roles', '["user"]', 'createdAt', now)
+      -- what the account is linked to (identity steps); the phone only when known
+      if s.phone ~= '' then redis.call('HSET', uk, 'phone', s.phone) end
+      if s.uname ~= '' then redis.call('HSET', uk, 'username', s.uname) end
+      for _, f in ipairs(s.fields or {}) do redis.call('HSET', uk, f[1], f[2]) end
     end
     if redis.call('EXISTS', sk) == 0 then
       redis.call('HSET', sk, 'u', s.uid, 'r', s.rj, 'c', now, 'l', now, 'o', s.origin)
@@ -204,7 +195,9 @@ LOGIN_STEPS.user = {
       redis.call('PEXPIRE', ik, s.sessTtl)
     end
     local u = redis.call('HMGET', uk, 'id', 'name', 'surname', 'phone', 'roles')
-    return nil, { 'claimed', s.pinId, s.h, s.sid, s.rj, u[1] or s.uid, u[2] or '', u[3] or '', u[4] or s.phone, u[5] or '["user"]' }
+    -- then what the identity steps did (a retry that resumes a claim did none of it)
+    return nil, { 'claimed', s.pinId, s.h, s.sid, s.rj, u[1] or s.uid, u[2] or '', u[3] or '', u[4] or '', u[5] or '["user"]',
+      table.concat(s.linked or {}, ','), s.recycled and '1' or '0', s.conflict and '1' or '0', s.unlink and '1' or '0' }
   end,
 }
 

@@ -1,0 +1,53 @@
+import { phoneAliases } from './phone.js';
+
+/**
+ * An account is a person with linked identifiers (docs/identity.md). Each identifier the
+ * gateways give is of one kind and linked to at most one account; a message carrying two links
+ * them, a message carrying any one reaches the account. Stable kinds come first: they name the
+ * person whatever their number (a Cloud API business-scoped user id, a WhatsApp LID); the phone
+ * comes last, as numbers change hands. A username is shown, never looked up (it can be changed
+ * and taken by someone else). Another channel's user id is one more stable kind here.
+ */
+export const STABLE_KINDS = ['bsuid', 'lid'] as const;
+export type IdentityKind = (typeof STABLE_KINDS)[number] | 'phone';
+
+export interface Identity {
+  kind: IdentityKind;
+  value: string;
+}
+
+/** What a message says about its sender (InboundMessage's fields). */
+export interface SenderFacts {
+  /** canonical E.164 (identity/phone.ts), null when withheld */
+  phone: string | null;
+  /** WhatsApp LID, digits before `@lid` */
+  lid?: string;
+  /** Cloud API business-scoped user id */
+  userId?: string;
+}
+
+/** The sender's identifiers, stable kinds first, the phone last; empty when it carries none. */
+export function identitiesOf(m: SenderFacts): Identity[] {
+  const out: Identity[] = [];
+  if (m.userId !== undefined) out.push({ kind: 'bsuid', value: m.userId });
+  if (m.lid !== undefined) out.push({ kind: 'lid', value: m.lid });
+  if (m.phone !== null) out.push({ kind: 'phone', value: m.phone });
+  return out;
+}
+
+/**
+ * The identity steps' state (lib/identity-steps.lua): identifiers as [kind, value], the old
+ * spellings of the phone to migrate, who a confirmation question is asked of (the phone, else
+ * the first identifier: a confirmation is answered from the chat it was asked in).
+ */
+export function identityState(m: SenderFacts & { username?: string }): { ids: string[][]; aliases: string[]; addr: string; phone: string; uname: string } {
+  const ids = identitiesOf(m);
+  const first = ids[0];
+  return {
+    ids: ids.map((i) => [i.kind, i.value]),
+    aliases: m.phone !== null ? phoneAliases(m.phone) : [],
+    addr: m.phone ?? (first ? `${first.kind}:${first.value}` : ''),
+    phone: m.phone ?? '',
+    uname: m.username ?? '',
+  };
+}
