@@ -9,7 +9,7 @@ import type { Queues } from './queues.js';
 /**
  * The one place a chat reply is queued on `outbound`: on the channel the message came on (the
  * same Evolution instance, the same Cloud API number: messaging/reply.ts), to its sender (the
- * phone, or the business-scoped user id of a username-only sender), at most once per message
+ * address the gateway gave, the phone, the business-scoped user id or the LID), at most once per message
  * (job id), and rate-limited per recipient so nobody can use the service to spam a number.
  */
 export class ChatReplies {

@@ -51,7 +51,7 @@ describe('messaging: payload normalisation (details of both gateways)', function
   });
 
   describe('WhatsApp Cloud API', function () {
-    it('keeps the good messages of a batch, a username-only sender (BSUID, no phone) included, and ignores an odd item', function () {
+    it('keeps the good messages of a batch, a sender whose phone is withheld (BSUID only) included, and ignores an odd item', function () {
       const good = (cloudMessage({ text: 'PIN: 🍎', phone: '+15551230001', id: 'wamid.GOOD', name: 'Ana Lima' }) as { entry: { changes: { value: Obj }[] }[] }).entry[0]!.changes[0]!.value;
       const body = cloudValue({
         contacts: [{ profile: { name: 'Someone Else' }, user_id: 'US.13491208655302741918' }, ...(good.contacts as Obj[])],

@@ -142,10 +142,9 @@ describe('messaging: the webhook door (auth, handshake, shapes, ignored events)'
       expect(login.user.phone).to.equal(phone);
     });
 
-    it('an @lid sender with no phone beside it is answered 200 and ignored', async function () {
-      const r = await signed(evolutionMessage({ text: 'PIN: 🍎', remoteJid: '214365870912345@lid' }));
-      expect(r.status).to.equal(200);
-      expect(r.body).to.include({ accepted: 0, ignored: 1 });
+    it('an @lid sender with no phone beside it signs in by the LID, with no phone', async function () {
+      const login = await loginThrough((text) => signed(evolutionMessage({ text, remoteJid: `${Date.now()}${Math.floor(Math.random() * 1e3)}@lid` })));
+      expect(login.user).to.not.have.property('phone');
     });
 
     it('a repeated delivery of one message is stored once', async function () {

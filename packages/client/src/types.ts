@@ -2,7 +2,8 @@
 export interface User {
   id: string;
   name: string;
-  phone: string;
+  /** E.164; absent when the person signed in by a WhatsApp LID or Cloud user id and never showed a phone */
+  phone?: string;
   roles: string[];
 }
 

@@ -64,7 +64,7 @@ async function signedIn(session: Session): Promise<void> {
   $('who').textContent = [profile.name, profile.surname].filter(Boolean).join(' ');
   $('p-name').textContent = profile.name;
   $('p-surname').textContent = profile.surname || '–';
-  $('p-phone').textContent = profile.phone;
+  $('p-phone').textContent = profile.phone ?? '–';
   $('p-roles').textContent = profile.roles.join(', ');
   $('login').hidden = true;
   $('profile').hidden = false;
