@@ -182,6 +182,8 @@ export interface Config {
   inboundConcurrency: number;
   /** intake streams and inbound queues, one slot each on a cluster (queues/partitions.ts) */
   inboundPartitions: number;
+  /** outbound queues, one slot each on a cluster (queues/partitions.ts); default: as many as inbound */
+  outboundPartitions: number;
   /** longest wait between two attempts of an inbound job while Redis is at fault (queues/inbound-retry.ts) */
   inboundRetryMaxMs: number;
   /** BullMQ stalled-job check interval; lower finds jobs of a killed worker sooner */
@@ -607,6 +609,7 @@ export function loadConfig(env: Env = process.env): Config {
   const redis = redisTopology(env, redisUrl);
   const collectRetrySeconds = int(env, 'COLLECT_RETRY_SECONDS', 20, 0, 300);
   const refreshReuseSeconds = int(env, 'REFRESH_REUSE_SECONDS', 10, 0, 300);
+  const inboundPartitions = int(env, 'INBOUND_PARTITIONS', 1, 1, 64);
 
   return {
     nodeEnv,
@@ -678,7 +681,8 @@ export function loadConfig(env: Env = process.env): Config {
       ipv6PrefixLength: int(env, 'RATE_IPV6_PREFIX', 64, 1, 128),
     },
     inboundConcurrency: int(env, 'INBOUND_CONCURRENCY', 256, 1, 1000),
-    inboundPartitions: int(env, 'INBOUND_PARTITIONS', 1, 1, 64),
+    inboundPartitions,
+    outboundPartitions: int(env, 'OUTBOUND_PARTITIONS', inboundPartitions, 1, 64),
     inboundRetryMaxMs: int(env, 'INBOUND_RETRY_MAX_MS', 30000, 100, 600000),
     stalledIntervalMs: int(env, 'STALLED_INTERVAL_MS', 30000, 500, 600000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 25000, 100, 600000),

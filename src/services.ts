@@ -56,7 +56,7 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     warn: (message, meta) => log.warn(message, meta),
   });
   const scripts = new Scripts(redis);
-  const queues = createQueues(redis, keys.queuePrefix, config.outboundAttempts, config.inboundPartitions);
+  const queues = createQueues(redis, keys.queuePrefix, config.outboundAttempts, config.inboundPartitions, config.outboundPartitions);
   // Without a listener BullMQ prints connection errors as raw stack traces on stderr.
   for (const q of queues.all()) q.on('error', (err) => log.warn('queue connection error', { queue: q.name, error: err.message }));
   const tokens = new TokenService({

@@ -7,6 +7,10 @@ import { QUEUE } from './jobs.js';
  * partitions spread them. A message's partition is a hash of its id, so a gateway's redelivery
  * lands in the same stream and queue and the job id still makes it one job.
  * N = 1 (the default) keeps the single stream and the queue named `inbound`.
+ *
+ * The `outbound` queue splits the same way (OUTBOUND_PARTITIONS, by default as many as
+ * INBOUND_PARTITIONS): a job goes to the queue of its job id's hash, so a repeated add under
+ * the same id (a retried reply, an Idempotency-Key) finds the same queue and stays one job.
  */
 
 /** FNV-1a over the UTF-16 units of the id: cheap, stable across processes and releases. */
@@ -20,8 +24,14 @@ export function partitionOf(messageId: string, partitions: number): number {
   return (h >>> 0) % partitions;
 }
 
-/** Queue of partition k: `inbound`, then `inbound-1`, `inbound-2`, … (partition 0 keeps the old name). */
-export const inboundQueueName = (partition: number): string => (partition === 0 ? QUEUE.inbound : `${QUEUE.inbound}-${partition}`);
+/** Queue `base` of partition k: `base`, then `base-1`, `base-2`, … (partition 0 keeps the old name). */
+const partitionName = (base: string, partition: number): string => (partition === 0 ? base : `${base}-${partition}`);
+
+/** `inbound`, `inbound-1`, … */
+export const inboundQueueName = (partition: number): string => partitionName(QUEUE.inbound, partition);
+
+/** `outbound`, `outbound-1`, … */
+export const outboundQueueName = (partition: number): string => partitionName(QUEUE.outbound, partition);
 
 /** Whether a queue name is one of the inbound partitions. */
 export const isInbound = (queue: string): boolean => queue === QUEUE.inbound || queue.startsWith(`${QUEUE.inbound}-`);

@@ -1,7 +1,7 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { QUEUE, type ExpiryJob, type InboundJob, type OutboundJob } from './jobs.js';
 import { INBOUND_ATTEMPTS } from './inbound-retry.js';
-import { inboundQueueName, partitionList, partitionOf } from './partitions.js';
+import { inboundQueueName, outboundQueueName, partitionList, partitionOf } from './partitions.js';
 
 /** Producers of the queues, sharing one connection, all under KEY_PREFIX. */
 export interface Queues {
@@ -10,13 +10,22 @@ export interface Queues {
   /** the inbound queue of a message's partition */
   inboundFor(messageId: string): Queue<InboundJob>;
   expiry: Queue<ExpiryJob>;
-  outbound: Queue<OutboundJob>;
+  /** the outbound queue of each partition (one, named `outbound`, unless OUTBOUND_PARTITIONS > 1) */
+  outbound: Queue<OutboundJob>[];
+  /** the outbound queue of a job id's partition */
+  outboundFor(jobId: string): Queue<OutboundJob>;
   all(): Queue[];
   close(): Promise<void>;
 }
 
 /** `prefixOf(queue)`: the queue's BullMQ prefix (keys.ts queuePrefix: one hash tag per queue). */
-export function createQueues(connection: ConnectionOptions, prefixOf: (queue: string) => string, outboundAttempts: number, partitions = 1): Queues {
+export function createQueues(
+  connection: ConnectionOptions,
+  prefixOf: (queue: string) => string,
+  outboundAttempts: number,
+  partitions = 1,
+  outboundPartitions = partitions,
+): Queues {
   const inbound = partitionList(partitions).map((k) => {
     const name = inboundQueueName(k);
     return new Queue<InboundJob>(name, {
@@ -41,22 +50,26 @@ export function createQueues(connection: ConnectionOptions, prefixOf: (queue: st
       removeOnFail: { age: 86400 },
     },
   });
-  const outbound = new Queue<OutboundJob>(QUEUE.outbound, {
-    connection,
-    prefix: prefixOf(QUEUE.outbound),
-    defaultJobOptions: {
-      attempts: outboundAttempts,
-      backoff: { type: 'outbound' },
-      removeOnComplete: { age: 86400, count: 5000 },
-      removeOnFail: { age: 7 * 86400 },
-    },
+  const outbound = partitionList(outboundPartitions).map((k) => {
+    const name = outboundQueueName(k);
+    return new Queue<OutboundJob>(name, {
+      connection,
+      prefix: prefixOf(name),
+      defaultJobOptions: {
+        attempts: outboundAttempts,
+        backoff: { type: 'outbound' },
+        removeOnComplete: { age: 86400, count: 5000 },
+        removeOnFail: { age: 7 * 86400 },
+      },
+    });
   });
-  const all = (): Queue[] => [...inbound, expiry, outbound];
+  const all = (): Queue[] => [...inbound, expiry, ...outbound];
   return {
     inbound,
     inboundFor: (messageId) => inbound[partitionOf(messageId, inbound.length)]!,
     expiry,
     outbound,
+    outboundFor: (jobId) => outbound[partitionOf(jobId, outbound.length)]!,
     all,
     close: async () => {
       await Promise.all(all().map((q) => q.close()));

@@ -28,6 +28,7 @@ export class ChatReplies {
     if (!(await this.limits.tryConsume('reply', address.to))) return;
     const job: OutboundJob = { to: address.to, text: replyText(this.cfg, facts), kind: facts.kind, channel: address.channel };
     // one reply per chat message, even when its job is retried after queueing it
-    await this.queues.outbound.add('reply', job, { jobId: `r${message.id}` });
+    const jobId = `r${message.id}`;
+    await this.queues.outboundFor(jobId).add('reply', job, { jobId });
   }
 }

@@ -30,6 +30,8 @@ export interface WorkerHost {
 }
 
 const SAFETY_SWEEP_MS = 30_000;
+/** outbound jobs in flight per process, over all partitions (each waits on a gateway) */
+const OUTBOUND_CONCURRENCY = 16;
 
 /** Starts the BullMQ workers of every queue on a blocking connection of their own. */
 export function startWorkers(services: Services, hooks: WorkerHooks = {}): WorkerHost {
@@ -74,6 +76,16 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
   const partitions = partitionList(config.inboundPartitions);
   const inbound = inboundProcessor(services, notifier, hooks);
   const perPartition = Math.max(1, Math.ceil(config.inboundConcurrency / partitions.length));
+  const outboundQueues = services.queues.outbound;
+  const outbound = outboundProcessor(createSenders(config, log), config.defaultChannel, log, {
+    // a gateway's 429 holds every partition: they all send through the same gateway
+    holdQueue: async (ms) => {
+      await Promise.all(outboundQueues.map((q) => q.rateLimit(ms)));
+    },
+    delivery: services.delivery,
+    ledger: new SendLedger(redis, keys),
+    onResult: hooks.onOutboundResult,
+  });
   const workers: Worker[] = [
     ...partitions.map((k) =>
       make(inboundQueueName(k), inbound, {
@@ -82,20 +94,14 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
       }),
     ),
     make(QUEUE.expiry, expiryProcessor(services, notifier, hooks.onExpired), { concurrency: 32 }),
-    make(
-      QUEUE.outbound,
-      outboundProcessor(createSenders(config, log), config.defaultChannel, log, {
-        holdQueue: (ms) => services.queues.outbound.rateLimit(ms),
-        delivery: services.delivery,
-        ledger: new SendLedger(redis, keys),
-        onResult: hooks.onOutboundResult,
-      }),
-      {
-        concurrency: 16,
-        // kept in Redis, so shared by every worker process: keeps us under the gateway's rate
-        limiter: { max: config.outboundPerSecond, duration: 1000 },
+    // one worker per outbound partition; the gateway's rate (OUTBOUND_PER_SECOND) is split
+    // evenly over them, since BullMQ keeps a limiter per queue (in Redis: shared by every process)
+    ...outboundQueues.map((queue) =>
+      make(queue.name, outbound, {
+        concurrency: Math.max(1, Math.ceil(OUTBOUND_CONCURRENCY / outboundQueues.length)),
+        limiter: { max: Math.max(1, Math.floor(config.outboundPerSecond / outboundQueues.length)), duration: 1000 },
         settings: { backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) => outboundBackoff(attemptsMade, err) },
-      },
+      }),
     ),
   ];
 

@@ -7,32 +7,34 @@ import { startStack, type Stack } from '../helpers/processes.js';
 import { REDIS_URL, testRedis } from '../helpers/redis.js';
 import { keys } from '../../src/redis/keys.js';
 import type { InboundJob } from '../../src/queues/jobs.js';
-import { inboundQueueName, partitionOf } from '../../src/queues/partitions.js';
+import { inboundQueueName, outboundQueueName, partitionOf } from '../../src/queues/partitions.js';
 import { postWebhook } from './support.js';
 
 const PARTITIONS = 3;
 const LOGINS = 30;
 
 /**
- * INBOUND_PARTITIONS = 3 on one Redis: each accepted message waits in the stream of its id's
+ * INBOUND_PARTITIONS = 3 on one Redis (and so 3 outbound queues): each accepted message waits in the stream of its id's
  * partition, the pumps move each stream onto its own queue, and every message still ends in
  * exactly one login (a redelivery included). On a cluster this is what spreads the inbound
  * path over shards (queues/partitions.ts); here it checks the routing and the completeness.
+ * The chat replies of those logins go to the outbound queue of their job id's hash, once each.
  */
 describe('messaging: the inbound path in partitions', function () {
   let stack: Stack;
   const redis = testRedis();
   const url = new URL(REDIS_URL);
   let queues: Queue[] = [];
+  let outQueues: Queue[] = [];
 
   before(async function () {
-    stack = await startStack({ name: 'parts', webs: 1, workers: 0, env: { CHAT_REPLIES: 'false', INBOUND_PARTITIONS: String(PARTITIONS) } });
-    queues = Array.from({ length: PARTITIONS }, (_, k) =>
-      new Queue(inboundQueueName(k), { connection: { host: url.hostname, port: Number(url.port || 6379) }, prefix: keys(stack.prefix).queuePrefix(inboundQueueName(k)) }),
-    );
+    stack = await startStack({ name: 'parts', webs: 1, workers: 0, env: { MESSAGING_PROVIDER: 'log', INBOUND_PARTITIONS: String(PARTITIONS) } });
+    const open = (name: string) => new Queue(name, { connection: { host: url.hostname, port: Number(url.port || 6379) }, prefix: keys(stack.prefix).queuePrefix(name) });
+    queues = Array.from({ length: PARTITIONS }, (_, k) => open(inboundQueueName(k)));
+    outQueues = Array.from({ length: PARTITIONS }, (_, k) => open(outboundQueueName(k)));
   });
   after(async function () {
-    await Promise.all(queues.map((q) => q.close()));
+    await Promise.all([...queues, ...outQueues].map((q) => q.close()));
     redis.disconnect();
     await stack?.stop();
   });
@@ -80,5 +82,16 @@ describe('messaging: the inbound path in partitions', function () {
       expect(c.failed).to.equal(0);
     }
     for (let p = 0; p < PARTITIONS; p++) expect(await redis.xlen(k.inboundIntake(p))).to.equal(0);
+
+    // one "signed in" reply per login, each on the outbound queue of its job id's partition
+    const sent = await eventually(async () => {
+      const c = await Promise.all(outQueues.map((q) => q.getJobCounts('completed', 'failed')));
+      return c.reduce((s, x) => s + (x.completed ?? 0), 0) === LOGINS ? c : undefined;
+    }, 30000, 100);
+    for (const [p, c] of sent.entries()) {
+      expect(c.completed, `outbound partition ${p}`).to.be.greaterThan(0);
+      expect(c.failed).to.equal(0);
+      for (const job of await outQueues[p]!.getCompleted(0, -1)) expect(partitionOf(String(job.id), PARTITIONS), String(job.id)).to.equal(p);
+    }
   });
 });

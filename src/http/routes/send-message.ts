@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { validate } from '../../validation/validate.js';
@@ -13,6 +14,9 @@ import { jsonBody } from '../middleware/json-body.js';
  * printable ASCII): a retry with the same key and body answers the same messageId and sends
  * once; another body under the key is 422.
  */
+/** The id of a message sent without Idempotency-Key (`s` + 96 random bits; keyed ones start with `i`). */
+const newMessageId = (): string => `s${randomBytes(12).toString('base64url')}`;
+
 export function registerSendMessageRoute(router: AppRouter, services: Services, bodyLimit: string): void {
   const { channels, defaultChannel } = services.config;
   const idempotency = new IdempotencyKeys(services.redis, services.keys, services.config.idempotencyKeySeconds);
@@ -26,10 +30,12 @@ export function registerSendMessageRoute(router: AppRouter, services: Services, 
     const userId = ctx.state.claims!.sub;
     // with a job id (idempotent sends) BullMQ keeps the existing job, and the tracker's
     // `queued` never moves a record back: both are safe to repeat
-    const queue = async (jobId?: string): Promise<string> => {
-      const job = await services.queues.outbound.add('send', { to: phoneNumber, text: message, kind: 'manual', userId, channel }, jobId === undefined ? undefined : { jobId });
-      await services.delivery.queued(String(job.id), { owner: userId, kind: 'manual', channel });
-      return String(job.id);
+    // every job has an id of ours: it picks the outbound partition, and ids BullMQ counts per
+    // queue would repeat across partitions
+    const queue = async (jobId = newMessageId()): Promise<string> => {
+      await services.queues.outboundFor(jobId).add('send', { to: phoneNumber, text: message, kind: 'manual', userId, channel }, { jobId });
+      await services.delivery.queued(jobId, { owner: userId, kind: 'manual', channel });
+      return jobId;
     };
     let messageId: string;
     if (key === undefined) {
