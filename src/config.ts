@@ -139,6 +139,15 @@ export interface Config {
   /** secret path segment: `/messaging-endpoint/<secret>[/<event>]` (Evolution's global webhook) */
   webhookPathSecret: string | undefined;
   webhookVerifyToken: string | undefined;
+  /** what the webhook lets strangers cost a web node (security/webhook-admission.ts) */
+  webhookLimits: {
+    /** webhook requests in flight at once from one IP group */
+    inFlightPerIp: number;
+    /** bytes of signed bodies held while they are read, before their HMAC is checked, per node */
+    unverifiedBytes: number;
+  };
+  /** a request's head and body must have arrived this long after it began, or its connection is closed */
+  requestTimeoutMs: number;
   /** the first of MESSAGING_PROVIDER (`log` when no gateway is configured) */
   messagingProvider: MessagingProviderName;
   /** the gateways MESSAGING_PROVIDER names, in its order (empty: the log provider) */
@@ -649,6 +658,11 @@ export function loadConfig(env: Env = process.env): Config {
     webhookBearerKey,
     webhookPathSecret,
     webhookVerifyToken: str(env, 'WEBHOOK_VERIFY_TOKEN'),
+    webhookLimits: {
+      inFlightPerIp: int(env, 'WEBHOOK_IN_FLIGHT_PER_IP', 128, 1, 1e6),
+      unverifiedBytes: int(env, 'WEBHOOK_UNVERIFIED_BYTES', 32 * 1024 * 1024, 1024 * 1024, 2 ** 40),
+    },
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 10_000, 1000, 300_000),
     ...messaging,
     outboundTimeoutMs: int(env, 'OUTBOUND_TIMEOUT_MS', 10000, 100, 120000),
     outboundPerSecond: int(env, 'OUTBOUND_PER_SECOND', 20, 1, 10000),

@@ -18,6 +18,8 @@ const RAISED_LIMITS: Record<string, string> = {
   RATE_SEND_PER_MINUTE: '1000000',
   RATE_REPLY_PER_MINUTE: '1000000',
   RATE_SOCKET_EVENTS_PER_SECOND: '1000000',
+  // the load generator is one address with up to --connections webhooks in flight
+  WEBHOOK_IN_FLIGHT_PER_IP: '1000000',
 };
 
 /** A service process's INSTANCE_NAME (its field in the metrics snapshots) from its name here. */

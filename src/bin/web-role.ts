@@ -54,10 +54,16 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
   const onDone = (method: string, route: string, status: number, seconds: number) => metrics.web.requestDone(method, route, status, seconds);
   const lean = { log, onDone };
   const koa = await fastApi({ ...lean, api, bodyLimit: API_BODY_BYTES, trustProxy: config.trustProxy, cors: config.corsOrigins.length > 0 }, app.callback());
-  const server = http.createServer(await fastWebhook({ ...lean, accept: acceptWebhook }, koa));
+  // A request's head and body must arrive within REQUEST_TIMEOUT_MS of its first byte, or Node
+  // closes the connection (a stalled body holds nothing for long: SECURITY.md); checked every
+  // second rather than Node's 30 s. The time a keep-alive connection idles between requests
+  // does not count (Node measures from the request's first byte).
+  const server = http.createServer(
+    { requestTimeout: config.requestTimeoutMs, headersTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1000 },
+    await fastWebhook({ ...lean, accept: acceptWebhook }, koa),
+  );
   // Longer than any load balancer's idle timeout (Heroku's router: 55 s), so it closes first.
   server.keepAliveTimeout = 61_000;
-  server.headersTimeout = 65_000;
   // Requests Node's parser refuses still get the documented error body.
   answerClientErrors(server);
   let stopping = false;

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
+import type { ByteBudget } from '../security/webhook-admission.js';
 
 /** The body passed the limit (its rest is left unread). */
 export class TooLarge extends Error {}
@@ -7,34 +8,84 @@ export class TooLarge extends Error {}
 /** `application/json` or any `<type>/<subtype>+json`, parameters allowed (what Koa's `ctx.is` accepts). */
 export const JSON_TYPE = /^(?:application\/json|[\w.!#$%&'*^`|~-]+\/[\w.!#$%&'*^`|~-]+\+json)\s*(?:;|$)/i;
 
+/** What reading a body may do besides keeping it (the webhook's: see webhook-core.ts). */
+export interface BodyOptions {
+  /** fed every byte as it arrives (the HMAC that authenticates the body) */
+  hash?: { update(chunk: Buffer): unknown };
+  /** the bytes kept count against it until the body ends or fails; over it: 429 RATE_LIMITED */
+  budget?: ByteBudget;
+  /**
+   * Past `limit`, go on reading (and hashing) up to this many bytes, keeping none, and resolve
+   * null at the end; past it, 413 PAYLOAD_TOO_LARGE. Without it, TooLarge at once.
+   */
+  drainTo?: number;
+}
+
+/** The body ended before its end, or the connection failed (nobody is left to answer). */
+const incomplete = (): AppError => new AppError('VALIDATION_ERROR', 'Request body incomplete');
+const busy = (): AppError => new AppError('RATE_LIMITED', 'Too many unauthenticated webhook bodies in flight; retry later', { retryAfter: 1 });
+
 /**
  * The exact bytes of the body, up to the limit: TooLarge as soon as the declared or received
  * length passes it (the rest is left unread: the caller drains it or closes the connection).
+ * With `drainTo` the rest is read and thrown away instead (null), and with `hash` every byte is
+ * hashed as it arrives, so a body can be authenticated without keeping more than `limit` of it.
+ * A refusal pauses the request: the caller answers and closes the connection.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer>;
+export function readBody(req: IncomingMessage, limit: number, options: BodyOptions): Promise<Buffer | null>;
+export function readBody(req: IncomingMessage, limit: number, options?: BodyOptions): Promise<Buffer | null> {
+  const hash = options?.hash;
+  const budget = options?.budget;
+  const drainTo = options?.drainTo;
   const declared = Number(req.headers['content-length']);
-  if (declared > limit) return Promise.reject(new TooLarge());
+  if (declared > (drainTo ?? limit)) return Promise.reject(drainTo === undefined ? new TooLarge() : new AppError('PAYLOAD_TOO_LARGE'));
+  // a declared length past the limit is never kept; one the budget can't hold is refused unread
+  let keeping = !(declared > limit);
+  if (keeping && budget !== undefined && declared > budget.left) return Promise.reject(busy());
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
+    let held = 0;
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limit) {
-        done();
-        req.pause();
-        reject(new TooLarge());
-      } else chunks.push(chunk);
+      hash?.update(chunk);
+      if (keeping && size > limit) {
+        if (drainTo === undefined) return fail(new TooLarge());
+        keeping = false;
+        chunks = [];
+        release();
+      }
+      if (!keeping) {
+        if (size > drainTo!) fail(new AppError('PAYLOAD_TOO_LARGE'));
+        return;
+      }
+      if (budget !== undefined) {
+        if (!budget.take(chunk.length)) return fail(busy());
+        held += chunk.length;
+      }
+      chunks.push(chunk);
     };
     const onEnd = (): void => {
       done();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      resolve(!keeping ? null : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
     // the client went away mid-body: nobody is left to answer, nothing was accepted
     const onClose = (): void => {
       done();
-      reject(new AppError('VALIDATION_ERROR', 'Request body incomplete'));
+      reject(incomplete());
+    };
+    const fail = (err: Error): void => {
+      done();
+      req.pause();
+      reject(err);
+    };
+    const release = (): void => {
+      if (held > 0) budget!.give(held);
+      held = 0;
     };
     const done = (): void => {
+      release();
       req.off('data', onData).off('end', onEnd).off('aborted', onClose).off('error', onClose);
     };
     req.on('data', onData).on('end', onEnd).on('aborted', onClose).on('error', onClose);

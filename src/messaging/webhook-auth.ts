@@ -1,4 +1,4 @@
-import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, timingSafeEqual, type Hmac, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { parseBearer } from '../auth/bearer.js';
 
@@ -15,6 +15,8 @@ import { parseBearer } from '../auth/bearer.js';
  * Every comparison is constant-time. A path with a segment that is not the secret fails
  * whatever else the request carries (a wrong URL is a misconfiguration to see, not to mask).
  * With none configured the webhook is open (refused in production at start).
+ * All but the HMAC are decided from the request's head (`beforeBody`), so a request that offers
+ * none of them is refused before a byte of its body is read.
  */
 export interface WebhookAuthSettings {
   secret: string | undefined;
@@ -31,6 +33,13 @@ export interface WebhookCredentials {
   pathSecret: string | undefined;
 }
 
+/**
+ * What the request's head says: `true` (a header, token or path secret passed, or the webhook is
+ * open), `false` (nothing can pass: refuse without reading the body), or the HMAC the body must
+ * have (the signature offered, 32 bytes: hash the body as it arrives, then `bodyMatches`).
+ */
+export type HeadVerdict = boolean | Buffer;
+
 /** Evolution's token lifetime (`exp - iat`), the longest we take. */
 export const EVOLUTION_JWT_LIFETIME_SECONDS = 600;
 
@@ -38,6 +47,8 @@ export const EVOLUTION_JWT_LIFETIME_SECONDS = 600;
 export const JWT_CLOCK_TOLERANCE_SECONDS = 30;
 /** Tokens already verified, by their text: Evolution signs one per event and second, so a burst repeats them. */
 const VERIFIED_CACHE_SIZE = 256;
+/** `X-Hub-Signature-256`: Meta's form, surrounding spaces tolerated. */
+const SIGNATURE = /^\s*sha256=([0-9a-fA-F]{64})\s*$/;
 
 export class WebhookAuth {
   private readonly hmacKey: KeyObject | undefined;
@@ -58,15 +69,14 @@ export class WebhookAuth {
     return this.hmacKey === undefined && this.jwtKey === undefined && this.bearerKey === undefined && this.pathSecret === undefined;
   }
 
-  /** True when the request passes one configured method (always, when none is configured). */
-  verify(rawBody: Buffer, given: WebhookCredentials): boolean {
+  /** The decision the head allows, before any of the body is read (see HeadVerdict). */
+  beforeBody(given: WebhookCredentials): HeadVerdict {
     if (given.pathSecret !== undefined) {
       // a segment where the secret goes: it must be the secret, whatever else is offered
       return this.pathSecret !== undefined && sameSecret(given.pathSecret, this.pathSecret);
     }
     if (this.open) return true;
     const { signature, authorization } = given;
-    if (this.hmacKey && signature !== undefined && this.signatureMatches(rawBody, signature)) return true;
     if (authorization !== undefined) {
       if (this.jwtKey && this.jwtMatches(authorization)) return true;
       if (this.bearerKey) {
@@ -74,20 +84,31 @@ export class WebhookAuth {
         if (token !== null && sameSecret(token, this.bearerKey)) return true;
       }
     }
-    return false;
+    if (this.hmacKey === undefined || signature === undefined) return false;
+    const m = SIGNATURE.exec(signature);
+    return m ? Buffer.from(m[1]!, 'hex') : false;
+  }
+
+  /** The HMAC to feed the body to, chunk by chunk (only when `beforeBody` returned a signature). */
+  bodyHasher(): Hmac {
+    return createHmac('sha256', this.hmacKey!);
+  }
+
+  /** The body fed to `hasher` has the signature `beforeBody` returned. */
+  static bodyMatches(hasher: Hmac, signature: Buffer): boolean {
+    return timingSafeEqual(hasher.digest(), signature);
+  }
+
+  /** True when a request with this whole body passes one configured method (always, when none is configured). */
+  verify(rawBody: Buffer, given: WebhookCredentials): boolean {
+    const verdict = this.beforeBody(given);
+    if (typeof verdict === 'boolean') return verdict;
+    return WebhookAuth.bodyMatches(this.bodyHasher().update(rawBody), verdict);
   }
 
   /** For clients and tests: the header value a signing gateway would send. */
   static sign(rawBody: Buffer | string, secret: string): string {
     return 'sha256=' + createHmac('sha256', secret).update(rawBody).digest('hex');
-  }
-
-  private signatureMatches(rawBody: Buffer, header: string): boolean {
-    const m = /^sha256=([0-9a-fA-F]{64})$/.exec(header.trim());
-    if (!m) return false;
-    const given = Buffer.from(m[1]!, 'hex');
-    const expected = createHmac('sha256', this.hmacKey!).update(rawBody).digest();
-    return timingSafeEqual(given, expected);
   }
 
   private jwtMatches(header: string): boolean {

@@ -27,6 +27,8 @@ export function methodLabel(method: string): string {
 export interface WebMetrics extends ProbeSink {
   requestDone(method: string, route: RouteLabel, status: number, seconds: number): void;
   webhookRejected(): void;
+  /** a webhook refused for what it would cost before it is authenticated (429, or 413 past the drain limit) */
+  webhookRefused(reason: string): void;
   webhookIgnored(reason: IgnoreReason): void;
   /** a body dropped unread and answered 200 (over the limit) */
   webhookDropped(reason: string): void;
@@ -83,6 +85,12 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
   const rejected = new client.Counter({
     name: `${PREFIX}webhook_rejected_total`,
     help: 'Webhook requests rejected for a missing or invalid signature or token',
+    registers: webRegs,
+  });
+  const refused = new client.Counter({
+    name: `${PREFIX}webhook_refused_total`,
+    help: 'Webhook requests refused before authentication for what they would cost, by reason (concurrency, unverified-bytes, too-large)',
+    labelNames: ['reason'] as const,
     registers: webRegs,
   });
   const ignored = new client.Counter({
@@ -212,6 +220,7 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
       requestDone: (method, route, status, seconds) =>
         httpDuration.observe({ method: methodLabel(method), route, status: String(status) }, seconds),
       webhookRejected: () => rejected.inc(),
+      webhookRefused: (reason) => refused.inc({ reason }),
       webhookIgnored: (reason) => ignored.inc({ reason }),
       webhookDropped: (reason) => dropped.inc({ reason }),
       deliveryStatus: (gateway, status, result) => statuses.inc({ gateway, status, result }),

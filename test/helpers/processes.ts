@@ -175,6 +175,7 @@ export const RELAXED_LIMITS: Record<string, string> = {
   RATE_ADMIN_FAILURES_PER_15_MINUTES: '100000',
   RATE_OIDC_AUTHORIZE_PER_MINUTE: '100000',
   RATE_OIDC_INTERACTION_PER_MINUTE: '100000',
+  WEBHOOK_IN_FLIGHT_PER_IP: '100000',
 };
 
 export async function startStack(opts: {

@@ -21,6 +21,7 @@ export function metricsHooks(metrics: WebMetrics): Required<Pick<AppHooks, 'onRe
     onRequest: (ctx, seconds) => metrics.requestDone(ctx.method, routeLabel(ctx), ctx.status, seconds),
     webhook: {
       onRejected: () => metrics.webhookRejected(),
+      onRefused: (reason) => metrics.webhookRefused(reason),
       onIgnored: (reason) => metrics.webhookIgnored(reason),
       onDropped: (reason) => metrics.webhookDropped(reason),
       onStatus: (update, result) => metrics.deliveryStatus(update.channel.split(':')[0]!, update.status, result),

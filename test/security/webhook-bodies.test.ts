@@ -1,0 +1,198 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { expect } from 'chai';
+import type { Redis } from 'ioredis';
+import { keys } from '../../src/redis/keys.js';
+import { evolutionMessage } from '../helpers/gateway.js';
+import { startStack, type Stack } from '../helpers/processes.js';
+import { testRedis } from '../helpers/redis.js';
+import { evolutionJwt, sign } from '../messaging/support.js';
+
+const HMAC_SECRET = 'webhook-bodies-hmac-secret-0123456789abcdef';
+const JWT_KEY = 'webhook-bodies-jwt-key-0123456789abcdefghij';
+const BEARER_KEY = 'webhook-bodies-bearer-key-0123456789abcdefg';
+const MIB = 1024 * 1024;
+/** a signature header that parses but matches no body */
+const FAKE_SIGNATURE = 'sha256=' + '0'.repeat(64);
+/** body bytes for uploads that only need a size (shared: 200 uploads of 1 MiB each) */
+const FILLER = Buffer.alloc(2 * MIB, 0x20);
+
+/** What one raw connection got: the answer's status (null: closed with none), and when it closed. */
+interface Exchange {
+  socket: net.Socket;
+  /** resolves once the connection closed */
+  closed: Promise<{ status: number | null; text: string; at: number }>;
+}
+
+/**
+ * A POST to the webhook on a raw socket: the head, then `send` bytes of body, then nothing more
+ * (a stalled body when `send` is short of the declared length). Write errors are the server
+ * closing under the upload, which is what some tests expect; the answer is read to the close.
+ */
+function rawPost(port: number, opts: { headers: Record<string, string>; body?: Buffer; declared?: number; send?: number; localAddress?: string; chunked?: Buffer[] }): Exchange {
+  const socket = net.connect({ port, host: '127.0.0.1', localAddress: opts.localAddress });
+  let received = '';
+  socket.on('data', (b: Buffer) => (received += b.toString('latin1')));
+  socket.on('error', () => undefined);
+  const closed = new Promise<{ status: number | null; text: string; at: number }>((resolve) => {
+    socket.on('close', () => {
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(received);
+      resolve({ status: m ? Number(m[1]) : null, text: received, at: Date.now() });
+    });
+  });
+  const head = Object.entries({ host: '127.0.0.1', 'content-type': 'application/json', ...opts.headers })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  socket.on('connect', () => {
+    if (opts.chunked) {
+      socket.write(`POST /messaging-endpoint HTTP/1.1\r\n${head}transfer-encoding: chunked\r\nconnection: close\r\n\r\n`);
+      const parts = [...opts.chunked];
+      const next = (): void => {
+        const part = parts.shift();
+        if (part === undefined) return void socket.write('0\r\n\r\n');
+        socket.write(`${part.length.toString(16)}\r\n`);
+        socket.write(part);
+        socket.write('\r\n');
+        setTimeout(next, 20);
+      };
+      next();
+      return;
+    }
+    const body = opts.body ?? Buffer.alloc(0);
+    const declared = opts.declared ?? body.length;
+    socket.write(`POST /messaging-endpoint HTTP/1.1\r\n${head}content-length: ${declared}\r\nconnection: close\r\n\r\n`);
+    const send = opts.send ?? body.length;
+    if (send > 0) socket.write(body.length >= send ? body.subarray(0, send) : FILLER.subarray(0, send));
+  });
+  return { socket, closed };
+}
+
+/** The resident set of a process, bytes (what the attack grew by 966 MiB). */
+function rss(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  return Number(/(\d+)/.exec(line)![1]) * 1024;
+}
+
+const message = (): Buffer => Buffer.from(JSON.stringify(evolutionMessage({ text: 'PIN: 🍎🚀🐱🌵' })));
+
+describe('security: webhook bodies cost nothing until authenticated (production settings)', function () {
+  this.timeout(90_000);
+  let stack: Stack;
+  let redis: Redis;
+  let port: number;
+  const intake = (): Promise<number> => redis.xlen(keys(stack.prefix).inboundIntake());
+
+  before(async function () {
+    stack = await startStack({
+      name: 'webhook-bodies',
+      webs: 1,
+      // no worker: every accepted message stays in the intake stream, where it can be counted
+      workers: 0,
+      env: {
+        NODE_ENV: 'production',
+        JWT_SECRET: randomBytes(32).toString('hex'),
+        WEBHOOK_SECRET: HMAC_SECRET,
+        WEBHOOK_JWT_KEY: JWT_KEY,
+        WEBHOOK_BEARER_KEY: BEARER_KEY,
+        // the defaults (the shared helpers relax the per-IP cap for other suites)
+        WEBHOOK_IN_FLIGHT_PER_IP: '',
+        WEBHOOK_UNVERIFIED_BYTES: '',
+        REQUEST_TIMEOUT_MS: '',
+      },
+    });
+    port = stack.webs[0]!.port;
+    redis = testRedis();
+  });
+  after(async function () {
+    redis?.disconnect();
+    await stack?.stop();
+  });
+
+  it('a request whose head carries no credential that passes gets 401 before a byte of its body is sent', async function () {
+    const before = await intake();
+    const heads: Record<string, string>[] = [{}, { authorization: 'Bearer not-the-key-0123456789abcdef' }, { authorization: `Bearer ${evolutionJwt('another-key-0123456789abcdefghijklm')}` }, { 'x-hub-signature-256': 'sha256=nothex' }];
+    for (const headers of heads) {
+      const x = rawPost(port, { headers, declared: 2 * MIB, send: 0 });
+      const r = await x.closed;
+      expect(r.status, JSON.stringify(headers)).to.equal(401);
+      expect(r.text).to.match(/"error":"AUTHENTICATION_FAILED"/);
+    }
+    expect(await intake()).to.equal(before);
+  });
+
+  it('a 2 MiB unauthenticated body is 401 (no credential, or a signature that does not match), never 200', async function () {
+    const big = Buffer.alloc(2 * MIB, 0x20);
+    message().copy(big);
+    const heads: Record<string, string>[] = [{}, { 'x-hub-signature-256': FAKE_SIGNATURE }];
+    for (const headers of heads) {
+      const r = await rawPost(port, { headers, body: big }).closed;
+      expect(r.status, JSON.stringify(headers)).to.be.oneOf([401, 413]);
+    }
+    // declared past what is ever read: 413 at once, whatever it carries
+    const huge = await rawPost(port, { headers: { 'x-hub-signature-256': FAKE_SIGNATURE }, declared: 65 * MIB, send: 0 }).closed;
+    expect(huge.status).to.equal(413);
+  });
+
+  it('a bad HMAC on a body streamed in chunks is 401 and nothing is queued; the right one is accepted', async function () {
+    const raw = message();
+    const parts = [raw.subarray(0, 40), raw.subarray(40, 90), raw.subarray(90)];
+    const before = await intake();
+    const bad = await rawPost(port, { headers: { 'x-hub-signature-256': sign(Buffer.concat([raw, Buffer.from(' ')]), HMAC_SECRET) }, chunked: parts }).closed;
+    expect(bad.status).to.equal(401);
+    expect(await intake()).to.equal(before);
+    const good = await rawPost(port, { headers: { 'x-hub-signature-256': sign(raw, HMAC_SECRET) }, chunked: parts }).closed;
+    expect(good.status, good.text).to.equal(200);
+    expect(good.text).to.match(/"accepted":1/);
+    expect(await intake()).to.equal(before + 1);
+  });
+
+  it('HMAC, bearer and Evolution JWT deliveries are still accepted', async function () {
+    const before = await intake();
+    const signed = message();
+    const answers = await Promise.all([
+      rawPost(port, { headers: { 'x-hub-signature-256': sign(signed, HMAC_SECRET) }, body: signed }).closed,
+      rawPost(port, { headers: { authorization: `Bearer ${BEARER_KEY}` }, body: message() }).closed,
+      rawPost(port, { headers: { authorization: `Bearer ${evolutionJwt(JWT_KEY)}` }, body: message() }).closed,
+    ]);
+    expect(answers.map((a) => a.status)).to.deep.equal([200, 200, 200]);
+    expect(await intake()).to.equal(before + 3);
+  });
+
+  it('an authenticated body that stalls is closed after REQUEST_TIMEOUT_MS (10 s), unanswered and unqueued', async function () {
+    const before = await intake();
+    const started = Date.now();
+    const r = await rawPost(port, { headers: { authorization: `Bearer ${BEARER_KEY}` }, body: message(), declared: 10_000 }).closed;
+    expect(r.status).to.equal(null);
+    expect(r.at - started).to.be.at.least(9_500);
+    expect(await intake()).to.equal(before);
+  });
+
+  it('200 stalled bodies with a signature that can never match: RSS stays bounded, the excess refused 429, other networks still served', async function () {
+    const pid = stack.webs[0]!.child.pid!;
+    const base = rss(pid);
+    const stalled = Array.from({ length: 200 }, () => rawPost(port, { headers: { 'x-hub-signature-256': FAKE_SIGNATURE }, declared: MIB - 1, send: MIB - 2 }));
+    // the refusals come at once; the rest sit until the request timeout
+    let peak = base;
+    const watch = setInterval(() => (peak = Math.max(peak, rss(pid))), 100);
+    try {
+      // a gateway on another network is not held up by this one's requests in flight
+      const legit = await rawPost(port, { headers: { authorization: `Bearer ${BEARER_KEY}` }, body: message(), localAddress: '127.0.0.2' }).closed;
+      expect(legit.status, legit.text).to.equal(200);
+      const outcomes = await Promise.all(stalled.map((s) => s.closed));
+      const statuses = outcomes.map((o) => o.status);
+      const refused = statuses.filter((s) => s === 429).length;
+      const unanswered = statuses.filter((s) => s === null).length;
+      // eslint-disable-next-line no-console
+      console.log(`      RSS ${(base / MIB).toFixed(0)} MiB → peak ${(peak / MIB).toFixed(0)} MiB; ${refused} refused 429, ${unanswered} closed at the timeout`);
+      expect(statuses.every((s) => s === 429 || s === null), statuses.join(',')).to.equal(true);
+      // the per-IP cap (128) leaves at least 72 to refuse; the byte budget (32 MiB) refuses most of the rest
+      expect(refused).to.be.at.least(72);
+      // 200 MiB were offered; the node holds at most the 32 MiB budget and its buffers
+      expect(peak - base).to.be.below(100 * MIB);
+    } finally {
+      clearInterval(watch);
+      for (const s of stalled) s.socket.destroy();
+    }
+  });
+});
