@@ -502,6 +502,14 @@ function oidcConfig(env: Env, production: boolean, port: number): OidcConfig | u
   if (!Array.isArray(clients) || clients.length === 0 || !clients.every(valid)) {
     throw new ConfigError(`${source} must be a JSON array of clients, each with client_id and redirect_uris`);
   }
+  for (const c of clients) {
+    // the login page's colours for this client (src/demo/brand.ts): a wrong one stops the start, not a sign-in
+    for (const key of ['brand_color', 'brand_background_color']) {
+      if (c[key] !== undefined && (typeof c[key] !== 'string' || !/^#[0-9a-fA-F]{6}$/.test(c[key]))) {
+        throw new ConfigError(`${source}: ${key} of client ${c.client_id} must be a colour like #075e54`);
+      }
+    }
+  }
   if (rawIssuer === undefined && production) throw new ConfigError('OIDC_ISSUER is required when OIDC clients are configured in production');
   const issuer = rawIssuer ?? `http://localhost:${port}/oidc`;
   const mountPath = new URL(issuer).pathname.replace(/\/+$/, '');

@@ -6,7 +6,7 @@ import { corsAllowlist } from './middleware/cors.js';
 import { errorHandler } from './middleware/errors.js';
 import { requestContext } from './middleware/request-context.js';
 import { securityHeaders } from './middleware/security-headers.js';
-import { registerDemoRoutes } from '../demo/routes.js';
+import { registerDemoRoutes, registerLoginPageAssets } from '../demo/routes.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerCheckLoginRoute } from './routes/check-login.js';
 import { registerHealthRoute } from './routes/health.js';
@@ -83,6 +83,8 @@ export function createRouter(services: Services, acceptWebhook: AcceptWebhook, a
   registerMessagesRoute(router, services);
   registerMessagingEndpointRoute(router, services, acceptWebhook);
   registerDocsRoutes(router);
+  // the login page's script, styles and icon: for `/` and for the OpenID interaction page
+  if (services.config.demo.enabled || services.config.oidc) registerLoginPageAssets(router);
   if (services.config.demo.enabled) registerDemoRoutes(router, services.config);
   return router;
 }

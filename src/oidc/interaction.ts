@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type Koa from 'koa';
 import type { default as Provider, Interaction as InteractionDetails } from 'oidc-provider';
 import { parseLoginResult } from '../auth/login-result.js';
@@ -8,7 +8,8 @@ import { AppError } from '../errors.js';
 import type { AppState } from '../http/context.js';
 import { sendJwks } from '../http/routes/jwks.js';
 import type { Services } from '../services.js';
-import { renderLoginPage } from './page.js';
+import { brandOf } from './branding.js';
+import { imageOrigins, renderLoginPage } from '../demo/page.js';
 import { cookieKeys, createProvider, INTERACTION_SEGMENT } from './provider.js';
 
 /**
@@ -35,18 +36,20 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
   const interactionPath = new RegExp(`^${mount.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/${INTERACTION_SEGMENT}/([A-Za-z0-9_-]{1,64})(/status)?$`);
 
   /** The interaction's registration: made on first view, made again (new attempt) once expired. */
-  const ensureRegistration = async (ctx: Ctx, uid: string, ttlSeconds: number): Promise<{ emoji: string; pin: string }> => {
+  const ensureRegistration = async (ctx: Ctx, uid: string, ttlSeconds: number): Promise<{ emoji: string; pin: string; expiresAt: number }> => {
     const state = await redis.hgetall(stateKey(uid));
     let attempt = Number(state.a ?? '0');
-    if (state.e) return { emoji: state.e, pin: pinFor(uid, String(attempt)) };
+    if (state.e) return { emoji: state.e, pin: pinFor(uid, String(attempt)), expiresAt: Number(state.x ?? '0') };
     // the browser's device and address, for the question asked in the chat (LOGIN_CONFIRMATION)
     const origin = originOf(ctx.get('user-agent'), ctx.ip);
     attempt += 1;
     const pin = pinFor(uid, String(attempt));
     // the server draws the emoji string; each new code spends the IP group's registration budget
-    const { emojiString: emoji } = await registrations.register(pin, undefined, { ip: ctx.ip, via: 'http', origin });
-    await redis.multi().hset(stateKey(uid), 'e', emoji, 'a', attempt).expire(stateKey(uid), ttlSeconds).exec();
-    return { emoji, pin };
+    const { emojiString: emoji, expiresIn } = await registrations.register(pin, undefined, { ip: ctx.ip, via: 'http', origin });
+    // when the code ends, for the page's countdown
+    const expiresAt = Date.now() + expiresIn * 1000;
+    await redis.multi().hset(stateKey(uid), 'e', emoji, 'a', attempt, 'x', expiresAt).expire(stateKey(uid), ttlSeconds).exec();
+    return { emoji, pin, expiresAt };
   };
 
   /**
@@ -82,21 +85,26 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
       return;
     }
     const ttl = Math.max(60, details.exp - Math.floor(Date.now() / 1000));
-    const { emoji } = await ensureRegistration(ctx, details.uid, ttl);
+    const { emoji, expiresAt } = await ensureRegistration(ctx, details.uid, ttl);
     const client = await oidcProvider.Client.find(String(details.params.client_id));
     const text = `PIN: ${emoji}`;
-    const nonce = randomBytes(16).toString('base64');
-    ctx.set('Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`);
+    const page = {
+      brand: brandOf(client),
+      flow: {
+        kind: 'interaction' as const,
+        statusUrl: `${mount}/${INTERACTION_SEGMENT}/${details.uid}/status`,
+        emojiString: emoji,
+        text,
+        waLink: `https://wa.me/${services.config.demo.whatsappNumber ?? ''}?text=${encodeURIComponent(text)}`,
+        expiresIn: Math.max(0, Math.round((expiresAt - Date.now()) / 1000)),
+      },
+    };
+    // the shared login page (src/demo/page.ts) and its assets from this origin; nothing inline runs
+    const images = ["'self'", 'data:', ...imageOrigins(page)].join(' ');
+    ctx.set('Content-Security-Policy', `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src ${images}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`);
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'html';
-    ctx.body = renderLoginPage({
-      emoji,
-      text,
-      waLink: `https://wa.me/${services.config.demo.whatsappNumber ?? ''}?text=${encodeURIComponent(text)}`,
-      statusUrl: `${mount}/${INTERACTION_SEGMENT}/${details.uid}/status`,
-      clientName: String(client?.clientName ?? client?.clientId ?? 'the application'),
-      nonce,
-    });
+    ctx.body = renderLoginPage(page);
   };
 
   const status = async (ctx: Ctx, uid: string): Promise<void> => {

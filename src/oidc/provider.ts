@@ -3,7 +3,8 @@ import type { Configuration, default as Provider, KoaContextWithOIDC } from 'oid
 import type { OidcConfig } from '../config.js';
 import type { Services } from '../services.js';
 import { redisAdapterFactory } from './adapter.js';
-import { escapeHtml } from './page.js';
+import { escapeHtml } from '../demo/page.js';
+import { BRAND_METADATA } from './branding.js';
 
 /**
  * "Sign in with WhatsApp" for any app: panva's certified oidc-provider (authorization code with
@@ -68,6 +69,8 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
   const configuration: Configuration = {
     adapter: redisAdapterFactory(redis, keys, services.oidcLogins),
     clients: oidc.clients,
+    // the login page's colours for a client (validated at start, src/config.ts)
+    extraClientMetadata: { properties: BRAND_METADATA },
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],

@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { ensureDebianPackages } from '../helpers/debian.js';
 import { ROOT } from '../helpers/processes.js';
 
@@ -27,3 +28,37 @@ export async function launch(extraArgs: string[] = []): Promise<Browser> {
 }
 
 export const shot = (name: string): string => path.join(SCREENSHOTS, `${name}.png`);
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's findings on the page as it is now (every rule it runs by default: WCAG 2.x A and AA,
+ * best practices), one line each. Evaluated through the DevTools protocol, so the page's own
+ * Content-Security-Policy stays on.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const found = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document): Promise<{ violations: { id: string; impact: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
+    const r = await axe.run(document);
+    return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+  });
+  return found;
+}
+
+/** Every console error, page error and failed or 4xx/5xx request of a page, as lines (CSP violations are console errors). */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => {
+    // a navigation away (the app's callback) aborts the polls in flight: not a problem of the page
+    if (!/ERR_ABORTED/.test(r.failure()?.errorText ?? '')) problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`);
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`${r.status()}: ${r.url()}`);
+  });
+  return problems;
+}

@@ -74,7 +74,8 @@ export async function startProcess(
   role: 'web' | 'worker' | 'all',
   env: Record<string, string>,
 ): Promise<ServiceProcess> {
-  const port = role === 'worker' ? 0 : await freePort();
+  // a given PORT is kept (a URL that names it, e.g. OIDC_ISSUER, had to be known before the start)
+  const port = role === 'worker' ? 0 : env.PORT ? Number(env.PORT) : await freePort();
   const [cmd, ...args] = role === 'all' ? ['node', 'dist/src/bin/all.js'] : procfileCommand(role);
   const child = spawn(cmd!, args, {
     cwd: ROOT,
@@ -183,9 +184,11 @@ export async function startStack(opts: {
   webs?: number;
   workers?: number;
   env?: Record<string, string>;
+  /** keep the service's own rate limits (production defaults) instead of RELAXED_LIMITS */
+  defaultLimits?: boolean;
 }): Promise<Stack> {
   const prefix = uniquePrefix(opts.name);
-  const env = { KEY_PREFIX: prefix, ...RELAXED_LIMITS, ...(opts.env ?? {}) };
+  const env = { KEY_PREFIX: prefix, ...(opts.defaultLimits ? {} : RELAXED_LIMITS), ...(opts.env ?? {}) };
   const stack: Stack = {
     prefix,
     env,

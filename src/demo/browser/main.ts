@@ -1,80 +1,68 @@
 /**
- * The login page's script (bundled by esbuild into dist/demo/app.js): starts a login with the
- * typed client, shows the code, its QR code and wa.me link, follows the status, then shows the
- * profile with a sign-out button.
+ * The login page's script (bundled by esbuild into dist/demo/app.js), for `/` and the OpenID
+ * interaction alike: gets a code from its flow (flows.ts), shows it (view.ts), follows it to an
+ * end. An expired code is replaced by a new one at once while the page is in view (a few times
+ * in a row; then the person asks for one), so a stale code is never left on screen.
  */
-import { renderSVG } from 'uqr';
-import { PinAuthClient, type LoginAttempt, type LoginStatus, type Session } from '@pin-auth/client';
+import type { PageFlow } from '../page.js';
+import { flowOf } from './flows.js';
+import { LoginView } from './view.js';
 
-const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
-const app = $('app');
-const client = new PinAuthClient({ baseUrl: location.origin, whatsappNumber: app.dataset.whatsapp || undefined });
+/** new codes drawn without the person doing anything, before the page waits for them */
+const AUTO_RENEWALS = 3;
 
-const MESSAGES: Record<LoginStatus, { text: string; tone?: 'good' | 'bad' }> = {
-  waiting: { text: 'Waiting for your message…' },
-  'awaiting-confirmation': { text: 'Message received. Please confirm the login in WhatsApp.' },
-  'signed-in': { text: 'Signed in.', tone: 'good' },
-  expired: { text: 'This code has expired. Get a new code to try again.', tone: 'bad' },
-  denied: { text: 'The login was declined in WhatsApp.', tone: 'bad' },
-  failed: { text: 'The login could not be completed. Get a new code to try again.', tone: 'bad' },
-  cancelled: { text: 'Cancelled.' },
-};
+const data = JSON.parse(document.getElementById('login-data')!.textContent ?? '{}') as PageFlow;
+const flow = flowOf(data);
+const view = new LoginView();
+let renewals = 0;
 
-let attempt: LoginAttempt | undefined;
-
-function showStatus(status: LoginStatus | 'starting' | 'error', text?: string): void {
-  app.dataset.status = status;
-  const el = $('status');
-  const m = status === 'starting' || status === 'error' ? { text: text ?? '', tone: status === 'error' ? ('bad' as const) : undefined } : MESSAGES[status];
-  el.textContent = text ?? m.text;
-  el.className = `status${m.tone ? ' ' + m.tone : ''}`;
-  const ended = status === 'expired' || status === 'denied' || status === 'failed' || status === 'error';
-  $('restart').hidden = !ended;
-  $('wa').hidden = ended || status === 'starting';
-  $('qr').hidden = ended || status === 'starting';
-  if (ended) $('restart').focus();
-}
-
-async function start(): Promise<void> {
-  $('login').hidden = false;
-  $('profile').hidden = true;
-  $('emoji').textContent = '…';
-  showStatus('starting', 'Preparing a code…');
+async function run(renewing: boolean): Promise<void> {
+  view.showLogin();
+  view.clearCode();
+  view.status(renewing ? 'renewing' : 'starting');
+  let attempt;
   try {
-    attempt = await client.startLogin();
+    attempt = await flow.next();
   } catch (err) {
-    showStatus('error', `Could not start a login: ${(err as Error).message}`);
+    view.status('error', `Could not start a sign-in: ${err instanceof Error ? err.message : String(err)}`);
     return;
   }
-  const a = attempt;
-  $('emoji').textContent = a.emojiString;
-  // without a configured number, wa.me lets the person pick the chat
-  const link = a.waLink ?? `https://wa.me/?text=${encodeURIComponent(a.text)}`;
-  const wa = $<HTMLAnchorElement>('wa');
-  wa.href = link;
-  wa.setAttribute('aria-label', `Open WhatsApp with the message ${a.text} typed in`);
-  $<HTMLImageElement>('qr').src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(renderSVG(link, { border: 2 }));
-  showStatus(a.status);
-  a.onStatus((s) => showStatus(s));
-  a.session.then(signedIn, () => undefined);
+  view.showCode(attempt);
+  view.status('waiting', renewing ? 'That code expired; this is a new one. Waiting for your message…' : undefined);
+  attempt.onProgress((p) => view.status(p));
+  const outcome = await attempt.outcome;
+  view.stopCountdown();
+  switch (outcome.kind) {
+    case 'signed-in':
+      renewals = 0;
+      view.signedIn(outcome.profile);
+      document.getElementById('signout')!.onclick = async () => {
+        await outcome.signOut();
+        await run(false);
+      };
+      return;
+    case 'redirect':
+      view.status('redirecting');
+      location.assign(outcome.to);
+      return;
+    case 'error':
+      view.clearCode();
+      view.status('error', outcome.message);
+      return;
+    case 'ended':
+      view.clearCode();
+      if (outcome.status === 'expired' && renewals < AUTO_RENEWALS && document.visibilityState === 'visible') {
+        renewals += 1;
+        await run(true);
+        return;
+      }
+      if (outcome.backTo) view.backTo(outcome.backTo);
+      view.status(outcome.status);
+  }
 }
 
-async function signedIn(session: Session): Promise<void> {
-  const profile = await client.profile(session).catch(() => ({ ...session.user, surname: '' }));
-  $('who').textContent = [profile.name, profile.surname].filter(Boolean).join(' ');
-  $('p-name').textContent = profile.name;
-  $('p-surname').textContent = profile.surname || '–';
-  $('p-phone').textContent = profile.phone ?? '–';
-  $('p-roles').textContent = profile.roles.join(', ');
-  $('login').hidden = true;
-  $('profile').hidden = false;
-  app.dataset.status = 'signed-in';
-  $('profile-title').focus();
-  $('signout').onclick = async () => {
-    await client.logout(session).catch(() => undefined);
-    await start();
-  };
-}
-
-$('restart').addEventListener('click', () => void start());
-void start();
+document.getElementById('restart')!.addEventListener('click', () => {
+  renewals = 0;
+  void run(false);
+});
+void run(false);

@@ -1,0 +1,111 @@
+/**
+ * The login page's components over the markup of src/demo/page.ts: the code (large), its QR
+ * code and wa.me link, the countdown, the status line, and the actions an end offers. The
+ * current state is `#app[data-status]` (what the tests and the styles key on).
+ */
+import { renderSVG } from 'uqr';
+import type { Profile } from '@pin-auth/client';
+import type { Attempt, Progress } from './flows.js';
+
+export type Shown = Progress | 'starting' | 'renewing' | 'signed-in' | 'redirecting' | 'expired' | 'denied' | 'failed' | 'error';
+
+const TEXT: Record<Exclude<Shown, 'error'>, string> = {
+  starting: 'Preparing a code…',
+  renewing: 'That code expired. Getting a new one…',
+  waiting: 'Waiting for your message…',
+  'awaiting-confirmation': 'Message received. Please confirm the sign-in in WhatsApp.',
+  'signed-in': 'Signed in.',
+  redirecting: 'Signed in. Taking you back…',
+  expired: 'This code has expired. Get a new code to try again.',
+  denied: 'The sign-in was declined in WhatsApp.',
+  failed: 'The sign-in could not be completed. Get a new code to try again.',
+};
+const TONE: Partial<Record<Shown, 'good' | 'bad'>> = { 'signed-in': 'good', redirecting: 'good', expired: 'bad', denied: 'bad', failed: 'bad', error: 'bad' };
+const ENDS = new Set<Shown>(['expired', 'denied', 'failed', 'error']);
+
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+/** `2:05` */
+const minutes = (s: number): string => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+
+export class LoginView {
+  private readonly app = $('app');
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private codes = 0;
+
+  /** Shows a state; `text` replaces its usual words (errors, a renewed code). */
+  status(shown: Shown, text?: string): void {
+    this.app.dataset.status = shown;
+    const el = $('status');
+    el.textContent = text ?? (shown === 'error' ? '' : TEXT[shown]);
+    el.className = `status${TONE[shown] ? ' ' + TONE[shown] : ''}`;
+    const ended = ENDS.has(shown);
+    const live = shown === 'waiting' || shown === 'awaiting-confirmation';
+    $('wa').hidden = !live;
+    $('qr').hidden = !live;
+    $('countdown-line').hidden = !live;
+    $('restart').hidden = !ended || !$('back').hidden;
+    if (ended) ($('back').hidden ? $('restart') : $('back')).focus();
+  }
+
+  /** No code on screen (a stale one is never left showing). */
+  clearCode(): void {
+    this.stopCountdown();
+    $('emoji').textContent = '…';
+    $('back').hidden = true;
+  }
+
+  showCode(a: Attempt): void {
+    this.codes += 1;
+    this.app.dataset.codes = String(this.codes);
+    $('emoji').textContent = a.emojiString;
+    const wa = $<HTMLAnchorElement>('wa');
+    wa.href = a.waLink;
+    wa.setAttribute('aria-label', `Open WhatsApp with the message ${a.text} typed in`);
+    $<HTMLImageElement>('qr').src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(renderSVG(a.waLink, { border: 2 }));
+    this.countdown(a.expiresIn);
+  }
+
+  /** The code's time left, once a second (a timer role: read on request, never announced each tick). */
+  private countdown(seconds: number): void {
+    this.stopCountdown();
+    const ends = Date.now() + seconds * 1000;
+    const tick = (): void => {
+      const left = Math.max(0, Math.ceil((ends - Date.now()) / 1000));
+      $('countdown').textContent = minutes(left);
+      if (left === 0) this.stopCountdown();
+    };
+    tick();
+    this.timer = setInterval(tick, 1000);
+  }
+
+  stopCountdown(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** An end whose way on is back to the app (a declined OpenID sign-in). */
+  backTo(url: string): void {
+    const back = $<HTMLAnchorElement>('back');
+    back.href = url;
+    back.hidden = false;
+  }
+
+  signedIn(p: Profile): void {
+    this.status('signed-in');
+    $('who').textContent = [p.name, p.surname].filter(Boolean).join(' ');
+    $('p-name').textContent = p.name;
+    $('p-surname').textContent = p.surname || '–';
+    $('p-phone').textContent = p.phone ?? '–';
+    $('p-roles').textContent = p.roles.join(', ');
+    $('login').hidden = true;
+    $('profile').hidden = false;
+    $('profile-title').focus();
+  }
+
+  showLogin(): void {
+    $('login').hidden = false;
+    const profile = document.getElementById('profile');
+    if (profile) profile.hidden = true;
+  }
+}

@@ -1,0 +1,164 @@
+import http from 'node:http';
+import { expect } from 'chai';
+import * as oidc from 'openid-client';
+import type { Browser, Page } from 'playwright-core';
+import { axeViolations, ensureChromium, launch, shot, watchProblems } from '../demo/browser.js';
+import { randomPhone } from '../helpers/flow.js';
+import { evolutionChat, PRODUCTION_ENV } from '../helpers/production.js';
+import { freePort, startStack, type Stack } from '../helpers/processes.js';
+
+const BRANDED = { client_id: 'shop', client_secret: 'shop-app-secret-0123456789abcdef0123', client_name: 'Corner Shop', brand_color: '#ffcc00', brand_background_color: '#1d1d3a' };
+const PLAIN = { client_id: 'plain', client_secret: 'plain-app-secret-0123456789abcdef012' };
+
+/** The app (relying party): its callback page and its logo, on loopback. */
+async function startApp(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    if (req.url === '/logo.svg') {
+      res.writeHead(200, { 'content-type': 'image/svg+xml' });
+      res.end('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="5" fill="#ffcc00"/></svg>');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><html lang="en"><title>Corner Shop</title><main><h1>Back in the app</h1></main></html>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const PIN_TTL = 20;
+const waitStatus = (page: Page, s: string, timeout = 20000): Promise<unknown> => page.waitForSelector(`#app[data-status="${s}"]`, { timeout });
+
+/**
+ * The OpenID login step is the same page as `/` (src/demo/page.ts), branded for the client that
+ * asks: driven in Chromium against a production deployment, with openid-client as the app.
+ */
+describe('oidc: the login page of an OpenID sign-in, in Chromium, production settings', function () {
+  this.timeout(120000);
+  let stack: Stack;
+  let browser: Browser;
+  let app: { url: string; close(): Promise<void> };
+  let issuer: string;
+  let callback: string;
+
+  before(async function () {
+    this.timeout(900000);
+    const missing = ensureChromium();
+    if (missing) {
+      console.warn(`skipping browser tests: ${missing}`);
+      this.skip();
+    }
+    app = await startApp();
+    callback = `${app.url}/callback`;
+    const port = await freePort();
+    issuer = `http://localhost:${port}/oidc`;
+    const clients = [
+      { ...BRANDED, logo_uri: `${app.url}/logo.svg`, redirect_uris: [callback] },
+      { ...PLAIN, redirect_uris: [callback] },
+    ];
+    [stack, browser] = await Promise.all([
+      startStack({
+        name: 'oidc-page',
+        webs: 1,
+        workers: 1,
+        defaultLimits: true,
+        env: { ...PRODUCTION_ENV, PIN_TTL_SECONDS: String(PIN_TTL), PORT: String(port), OIDC_ISSUER: issuer, OIDC_CLIENTS: JSON.stringify(clients), WHATSAPP_NUMBER: '+15551234567' },
+      }),
+      launch(),
+    ]);
+  });
+  after(async () => {
+    await browser?.close();
+    await stack?.stop();
+    await app?.close();
+  });
+
+  /** An app's authorization request (code + PKCE), as openid-client builds it. */
+  async function authorize(client: { client_id: string; client_secret: string }) {
+    // a local http issuer: openid-client refuses plain http unless told (docs/oidc.md)
+    const config = await oidc.discovery(new URL(issuer), client.client_id, client.client_secret, undefined, { execute: [oidc.allowInsecureRequests] });
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: callback,
+      scope: 'openid profile phone',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+    });
+    return { config, url, verifier, state };
+  }
+
+  it('desktop: the branded page (name, logo, colours) with the same components; the chat message signs the app in', async function () {
+    const { config, url, verifier, state } = await authorize(BRANDED);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const problems = watchProblems(page);
+    await page.goto(url.href);
+    await waitStatus(page, 'waiting');
+    expect(page.url()).to.match(/\/oidc\/interaction\/[^/]+$/);
+    // the same components as /
+    for (const sel of ['#emoji', '#qr', '#wa', '#countdown', '#status']) expect(await page.isVisible(sel), sel).to.equal(true);
+    const code = (await page.textContent('#emoji'))!.trim();
+    expect(await page.getAttribute('#wa', 'href')).to.equal(`https://wa.me/15551234567?text=${encodeURIComponent(`PIN: ${code}`)}`);
+    const [m, s] = (await page.textContent('#countdown'))!.split(':').map(Number);
+    expect(m! * 60 + s!).to.be.within(1, PIN_TTL);
+    // branded for the client
+    expect(await page.textContent('h1')).to.equal('Sign in to Corner Shop with WhatsApp');
+    expect(await page.textContent('.brand-name')).to.equal('Corner Shop');
+    expect(await page.$eval('.brand .logo', (img) => (img as HTMLImageElement).naturalWidth)).to.be.above(0); // the CSP lets the logo in
+    const colours = await page.evaluate(() => ({
+      bg: getComputedStyle(document.body).backgroundColor,
+      button: getComputedStyle(document.getElementById('wa')!).backgroundColor,
+    }));
+    expect(colours).to.deep.equal({ bg: 'rgb(29, 29, 58)', button: 'rgb(255, 204, 0)' });
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await page.screenshot({ path: shot('oidc-1-branded') });
+
+    await evolutionChat(stack.url, `PIN: ${code}`, { phone: randomPhone(), pushName: 'Ana Maria Silva' });
+    await page.waitForURL((u) => u.href.startsWith(callback), { timeout: 20000 });
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state });
+    const sub = tokens.claims()!.sub;
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, sub);
+    expect(info).to.include({ sub, name: 'Ana Maria Silva', phone_number_verified: true });
+    expect(problems).to.deep.equal([]);
+    await page.close();
+  });
+
+  it('an expired code: the page comes back with a new one', async function () {
+    const { url } = await authorize(PLAIN);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const problems = watchProblems(page);
+    await page.goto(url.href);
+    await waitStatus(page, 'waiting');
+    const first = (await page.textContent('#emoji'))!.trim();
+    const interaction = page.url();
+    await page.waitForEvent('framenavigated', { timeout: (PIN_TTL + 20) * 1000 });
+    await waitStatus(page, 'waiting');
+    expect(page.url()).to.equal(interaction);
+    const second = (await page.textContent('#emoji'))!.trim();
+    expect(second).to.not.equal(first);
+    expect(problems).to.deep.equal([]);
+    await page.close();
+  });
+
+  it('mobile: an unbranded client gets the service look; no sideways scrolling, no axe violations', async function () {
+    const { url } = await authorize(PLAIN);
+    const page = await browser.newPage({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const problems = watchProblems(page);
+    await page.goto(url.href);
+    await waitStatus(page, 'waiting');
+    expect(await page.textContent('h1')).to.equal('Sign in to plain with WhatsApp');
+    expect(await page.$('.brand .logo')).to.equal(null);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(360);
+    expect((await page.locator('#wa').boundingBox())!.height).to.be.at.least(44);
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await page.screenshot({ path: shot('oidc-2-phone'), fullPage: true });
+    expect(problems).to.deep.equal([]);
+    await page.close();
+  });
+});
