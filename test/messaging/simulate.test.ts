@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { eventually, post } from '../helpers/http.js';
 import { ROOT, startStack, type Stack } from '../helpers/processes.js';
+import { PRODUCTION_ENV } from '../helpers/production.js';
 
 const run = promisify(execFile);
 const JWT_KEY = 'simulate-evolution-jwt-key-0123456789';
@@ -72,5 +73,29 @@ describe('messaging: the simulate command', function () {
     const usage = await simulate({}, ['--gateway', 'telegram', '--from', randomPhone(), 'hi']);
     expect(usage.code).to.equal(2);
     expect(usage.out).to.include('usage: npm run simulate');
+  });
+
+  it('production: the server draws the code, and simulate (run with the service\'s production environment) signs in with it', async function () {
+    this.timeout(60000);
+    const prod = await startStack({ name: 'simulate-prod', defaultLimits: true, env: { ...PRODUCTION_ENV, CHAT_REPLIES: 'false' } });
+    try {
+      const pin = randomPin() + randomPin();
+      const reg = await post(prod.url, '/register-pin', { pin });
+      expect(reg.status, reg.text).to.equal(200);
+      const emoji = String(reg.body.emojiString);
+      const phone = randomPhone();
+      const r = await run('node', [path.join(ROOT, 'dist/scripts/simulate.js'), '--url', prod.url, '--from', phone, `PIN: ${emoji}`], {
+        env: { PATH: process.env.PATH ?? '', ...PRODUCTION_ENV },
+      });
+      expect(r.stdout).to.include('auth: Evolution JWT').and.match(/200 \{"received":true,"accepted":1/);
+      const login = await eventually(async () => {
+        const c = await post<LoginBody>(prod.url, '/check-login', { pin });
+        return c.body.verified ? c.body : undefined;
+      }, 15000);
+      expect(login.user.phone).to.equal(phone);
+      expect(r.stdout + r.stderr).to.not.include(PRODUCTION_ENV.WEBHOOK_JWT_KEY);
+    } finally {
+      await prod.stop();
+    }
   });
 });
