@@ -44,13 +44,10 @@ const PROFILE = `  <section id="profile" aria-labelledby="profile-title" hidden>
   </section>
 `;
 
-export function renderLoginPage(model: LoginPageModel): string {
-  const { brand, flow } = model;
-  const name = escapeHtml(brand.name);
-  const code = flow.kind === 'interaction' ? flow : undefined;
+/** The frame every page of ours shares: head (icon, styles, the brand's colours), the brand's header, a footer. */
+function shell(brand: Brand, title: string, main: string, foot: string, scripts = ''): string {
   const css = brandCss(brand);
   const logo = brand.logoUri ? `<img class="logo" src="${escapeHtml(brand.logoUri)}" alt="" width="40" height="40">` : '';
-  const title = flow.kind === 'interaction' ? `Sign in to ${name} with WhatsApp` : 'Sign in with WhatsApp';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -62,8 +59,28 @@ export function renderLoginPage(model: LoginPageModel): string {
 <link rel="stylesheet" href="/demo/style.css">${css ? `\n<style>${css}</style>` : ''}
 </head>
 <body>
-<header class="brand">${logo}<span class="brand-name">${name}</span></header>
-<main id="app" data-flow="${flow.kind}" data-status="starting">
+<header class="brand">${logo}<span class="brand-name">${escapeHtml(brand.name)}</span></header>
+${main}
+<footer class="foot">${foot}</footer>
+${scripts}</body>
+</html>
+`;
+}
+
+/**
+ * A page with a heading and a few lines of our own (already escaped), in the login page's look:
+ * the OpenID provider's sign-out question, its signed-out and error pages.
+ */
+export function renderMessagePage(brand: Brand, title: string, bodyHtml: string): string {
+  return shell(brand, escapeHtml(title), `<main class="message">\n  <h1>${escapeHtml(title)}</h1>\n  ${bodyHtml}\n</main>`, '');
+}
+
+export function renderLoginPage(model: LoginPageModel): string {
+  const { brand, flow } = model;
+  const name = escapeHtml(brand.name);
+  const code = flow.kind === 'interaction' ? flow : undefined;
+  const title = flow.kind === 'interaction' ? `Sign in to ${name} with WhatsApp` : 'Sign in with WhatsApp';
+  const main = `<main id="app" data-flow="${flow.kind}" data-status="starting">
   <h1>${title}</h1>
   <section id="login" aria-labelledby="login-title">
     <h2 id="login-title">Send this code to us on WhatsApp</h2>
@@ -79,11 +96,10 @@ export function renderLoginPage(model: LoginPageModel): string {
       <div class="qr-wrap"><img id="qr" alt="QR code that opens WhatsApp with the message typed in" width="220" height="220" hidden></div>
     </div>
   </section>
-${flow.kind === 'client' ? PROFILE : ''}</main>
-<footer class="foot">${flow.kind === 'client' ? '<a href="/docs">API reference</a>' : 'Signing in with a chat message: no password, no SMS code.'}</footer>
-<script type="application/json" id="login-data">${scriptJson(flow)}</script>
+${flow.kind === 'client' ? PROFILE : ''}</main>`;
+  const foot = flow.kind === 'client' ? '<a href="/docs">API reference</a>' : 'Signing in with a chat message: no password, no SMS code.';
+  const scripts = `<script type="application/json" id="login-data">${scriptJson(flow)}</script>
 <script type="module" src="/demo/app.js"></script>
-</body>
-</html>
 `;
+  return shell(brand, title, main, foot, scripts);
 }

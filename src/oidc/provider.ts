@@ -3,8 +3,8 @@ import type { Configuration, default as Provider, KoaContextWithOIDC } from 'oid
 import type { OidcConfig } from '../config.js';
 import type { Services } from '../services.js';
 import { redisAdapterFactory } from './adapter.js';
-import { escapeHtml } from '../demo/page.js';
-import { BRAND_METADATA } from './branding.js';
+import { escapeHtml, renderMessagePage } from '../demo/page.js';
+import { BRAND_METADATA, brandOf } from './branding.js';
 
 /**
  * "Sign in with WhatsApp" for any app: panva's certified oidc-provider (authorization code with
@@ -62,9 +62,10 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
   const { default: ProviderClass, errors } = await import('oidc-provider');
   const { config, redis, keys, tokens } = services;
   const ring = tokens.keys;
+  // the provider's own pages in the login page's look, branded for the client when there is one
   const page = (ctx: KoaContextWithOIDC, title: string, body: string): void => {
     ctx.type = 'html';
-    ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+    ctx.body = renderMessagePage(brandOf(ctx.oidc?.client), title, body);
   };
   const configuration: Configuration = {
     adapter: redisAdapterFactory(redis, keys, services.oidcLogins),
@@ -117,7 +118,7 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: (ctx, form) =>
-          page(ctx, 'Sign out?', `${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button> <button type="submit" form="op.logoutForm">No, stay signed in</button>`),
+          page(ctx, 'Sign out?', `${form}<p class="actions"><button autofocus type="submit" form="op.logoutForm" value="yes" name="logout" class="button primary">Yes, sign me out</button><button type="submit" form="op.logoutForm" class="button">No, stay signed in</button></p>`),
         postLogoutSuccessSource: (ctx) => page(ctx, 'Signed out', '<p>You are signed out.</p>'),
       },
     },

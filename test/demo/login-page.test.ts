@@ -202,11 +202,11 @@ describe('demo: the login page at / in Chromium, against a production deployment
     const confirm = await startStack({ name: 'page-confirm', webs: 1, workers: 1, defaultLimits: true, env: { ...PRODUCTION_ENV, LOGIN_CONFIRMATION: 'on' } });
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
     try {
-      // the README's picture of the page (this deployment keeps the default lifetime, 3:00)
+      // docs/login-page.png is this picture (this deployment keeps the default lifetime, 3:00)
       const desktop = await browser.newPage({ viewport: { width: 1120, height: 640 } });
       await desktop.goto(confirm.url + '/');
       await waitStatus(desktop, 'waiting');
-      await desktop.screenshot({ path: path.join(ROOT, 'docs', 'login-page.png') });
+      await desktop.screenshot({ path: shot('0-readme') });
       await desktop.close();
 
       await page.goto(confirm.url + '/');

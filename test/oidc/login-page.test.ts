@@ -58,7 +58,7 @@ describe('oidc: the login page of an OpenID sign-in, in Chromium, production set
     const port = await freePort();
     issuer = `http://localhost:${port}/oidc`;
     const clients = [
-      { ...BRANDED, logo_uri: `${app.url}/logo.svg`, redirect_uris: [callback] },
+      { ...BRANDED, logo_uri: `${app.url}/logo.svg`, redirect_uris: [callback], post_logout_redirect_uris: [`${app.url}/signed-out`] },
       { ...PLAIN, redirect_uris: [callback] },
     ];
     [stack, browser] = await Promise.all([
@@ -125,6 +125,15 @@ describe('oidc: the login page of an OpenID sign-in, in Chromium, production set
     const sub = tokens.claims()!.sub;
     const info = await oidc.fetchUserInfo(config, tokens.access_token, sub);
     expect(info).to.include({ sub, name: 'Ana Maria Silva', phone_number_verified: true });
+
+    // signing out asks in the same look, branded for the app
+    await page.goto(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: `${app.url}/signed-out` }).href);
+    expect(await page.textContent('h1')).to.equal('Sign out?');
+    expect(await page.textContent('.brand-name')).to.equal('Corner Shop');
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await page.screenshot({ path: shot('oidc-3-sign-out') });
+    await page.click('button[name="logout"]');
+    await page.waitForURL((u) => u.href.startsWith(`${app.url}/signed-out`));
     expect(problems).to.deep.equal([]);
     await page.close();
   });
