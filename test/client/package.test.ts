@@ -1,10 +1,12 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT } from '../helpers/processes.js';
+import { randomPhone } from '../helpers/flow.js';
+import { RELAXED_LIMITS, ROOT, startStack } from '../helpers/processes.js';
+import { postChat } from '../ops/support.js';
 
 const run = promisify(execFile);
 const CLIENT_DIR = path.join(ROOT, 'packages/client');
@@ -90,6 +92,42 @@ const c = new PinAuthClient({ baseUrl: 'http://127.0.0.1:9' });
 console.log(JSON.stringify({ client: typeof c.startLogin, error: new PinAuthError('CANCELLED', 'x').code, pin: randomPin().length, text: chatText('🍎') }));`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: app });
     expect(JSON.parse(stdout)).to.deep.equal({ client: 'function', error: 'CANCELLED', pin: 24, text: 'PIN: 🍎' });
+  });
+
+  it('signs a person in from Node, installed from the tarball, against a service with every production default', async function () {
+    const secret = 'package-test-webhook-secret-0123456789abcdef';
+    const defaults = Object.fromEntries(Object.keys(RELAXED_LIMITS).map((k) => [k, '']));
+    const stack = await startStack({ name: 'client-package', env: { ...defaults, NODE_ENV: 'production', JWT_SECRET: 'package-test-jwt-secret-0123456789abcdefgh', WEBHOOK_SECRET: secret } });
+    try {
+      // the app prints the text to send, then the session's phone
+      const script = `import { PinAuthClient } from '@pin-auth/client';
+const login = await new PinAuthClient({ baseUrl: process.argv[1] }).startLogin();
+console.log(login.text);
+const session = await login.session;
+console.log(session.user.phone);
+process.exit(0);`;
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script, stack.url], { cwd: app, stdio: ['ignore', 'pipe', 'inherit'] });
+      const phone = randomPhone();
+      let out = '';
+      let sent = false;
+      const lines = new Promise<string[]>((resolve, reject) => {
+        child.stdout.on('data', (b: Buffer) => {
+          out += b.toString('utf8');
+          const done = out.split('\n').filter(Boolean);
+          if (done.length === 1 && !sent) {
+            sent = true;
+            void postChat(stack.url, done[0]!, { phone, secret }).catch(reject);
+          }
+        });
+        child.on('exit', () => resolve(out.split('\n').filter(Boolean)));
+      });
+      const [text, signedIn] = await lines;
+      // the service drew the string (production), eight emoji; the client sent none
+      expect([...new Intl.Segmenter().segment(text!.replace(/^PIN: /, ''))]).to.have.length(8);
+      expect(signedIn).to.equal(phone);
+    } finally {
+      await stack.stop();
+    }
   });
 
   it('compiles a strict TypeScript program against its declarations, and refuses a wrong one', async function () {
