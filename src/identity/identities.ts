@@ -1,4 +1,4 @@
-import { phoneAliases } from './phone.js';
+import { canonicalPhone, phoneAliases } from './phone.js';
 
 /**
  * An account is a person with linked identifiers (docs/identity.md). Each identifier the
@@ -31,7 +31,9 @@ export function identitiesOf(m: SenderFacts): Identity[] {
   const out: Identity[] = [];
   if (m.userId !== undefined) out.push({ kind: 'bsuid', value: m.userId });
   if (m.lid !== undefined) out.push({ kind: 'lid', value: m.lid });
-  if (m.phone !== null) out.push({ kind: 'phone', value: m.phone });
+  // canonical again: a job queued before numbers were canonical carries the gateway's spelling
+  const phone = m.phone !== null ? canonicalPhone(m.phone) : null;
+  if (phone !== null) out.push({ kind: 'phone', value: phone });
   return out;
 }
 
@@ -43,11 +45,12 @@ export function identitiesOf(m: SenderFacts): Identity[] {
 export function identityState(m: SenderFacts & { username?: string }): { ids: string[][]; aliases: string[]; addr: string; phone: string; uname: string } {
   const ids = identitiesOf(m);
   const first = ids[0];
+  const phone = ids.find((i) => i.kind === 'phone')?.value ?? null;
   return {
     ids: ids.map((i) => [i.kind, i.value]),
-    aliases: m.phone !== null ? phoneAliases(m.phone) : [],
-    addr: m.phone ?? (first ? `${first.kind}:${first.value}` : ''),
-    phone: m.phone ?? '',
+    aliases: phone !== null ? phoneAliases(phone) : [],
+    addr: phone ?? (first ? `${first.kind}:${first.value}` : ''),
+    phone: phone ?? '',
     uname: m.username ?? '',
   };
 }

@@ -106,7 +106,8 @@ identity_plan = function(s)
   if s.aliasKey then s.links[#s.links + 1] = { 'phone', s.aliasKey, s.aliasUid, '' } end
   s.li = 1
   if #s.links > 0 then return 'idset' end
-  return s.created and identity_done(s) or 'idmine'
+  -- nothing changed: the record already shows it (a login's `user` step writes the username)
+  return identity_done(s)
 end
 
 -- read each identifier's key
@@ -185,14 +186,13 @@ ID_STEPS.idprev = {
   end,
 }
 
--- an existing account's record shows what it is linked to; a new phone lets the old one go
+-- an existing account's record shows what was linked to it; a new phone lets the old one go
 ID_STEPS.idmine = {
   keys = function(s) return { { 'user', s.uid } } end,
   run = function(s, k)
     -- a record not written yet (its first login's claim failed) is written whole by `user`
     if redis.call('EXISTS', k[1]) == 0 then return identity_done(s) end
     for _, f in ipairs(s.fields) do redis.call('HSET', k[1], f[1], f[2]) end
-    if s.uname ~= '' then redis.call('HSET', k[1], 'username', s.uname) end
     local phone = s.phone
     if s.mode == 'renumber' then
       for _, id in ipairs(s.ids) do if id_is_new_phone(id) then phone = id[2] end end

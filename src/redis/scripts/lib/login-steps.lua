@@ -176,9 +176,10 @@ LOGIN_STEPS.user = {
       redis.call('HSET', uk, 'id', s.uid, 'name', s.name, 'surname', s.surname, 'roles', '["user"]', 'createdAt', now)
       -- what the account is linked to (identity steps); the phone only when known
       if s.phone ~= '' then redis.call('HSET', uk, 'phone', s.phone) end
-      if s.uname ~= '' then redis.call('HSET', uk, 'username', s.uname) end
       for _, f in ipairs(s.fields or {}) do redis.call('HSET', uk, f[1], f[2]) end
     end
+    -- the WhatsApp username as last seen: shown, never looked up
+    if s.uname and s.uname ~= '' then redis.call('HSET', uk, 'username', s.uname) end
     if redis.call('EXISTS', sk) == 0 then
       redis.call('HSET', sk, 'u', s.uid, 'r', s.rj, 'c', now, 'l', now, 'o', s.origin)
       redis.call('PEXPIRE', sk, s.sessTtl)
