@@ -120,6 +120,8 @@ export interface Config {
   /** access tokens a web node remembers as verified (least recently used out); 0: none */
   verifiedTokenCache: number;
   pinTtlSeconds: number;
+  /** how long /health's activePins figure stands before it is counted again (ACTIVE_PINS_REFRESH_SECONDS) */
+  activePinsRefreshSeconds: number;
   registration: RegistrationPolicy;
   /** how long a verified result stays collectable after the login, at least */
   verifiedGraceSeconds: number;
@@ -650,6 +652,7 @@ export function loadConfig(env: Env = process.env): Config {
     refreshTokenTtl: int(env, 'REFRESH_TOKEN_TTL', 2592000, 1, 86400 * 365),
     verifiedTokenCache: int(env, 'VERIFIED_TOKEN_CACHE', VERIFIED_ACCESS_TOKENS, 0, 1_000_000),
     pinTtlSeconds,
+    activePinsRefreshSeconds: int(env, 'ACTIVE_PINS_REFRESH_SECONDS', 10, 0, 3600),
     registration: {
       emojiChoice,
       emojiLength: int(env, 'EMOJI_LENGTH', 8, 4, 16),

@@ -8,7 +8,7 @@ import {
   type PinErrorPayload,
   type PinExpiredPayload,
 } from './events.js';
-import { forget, heldPin, type HeldPin } from './socket-state.js';
+import { forget, heldPin, tell, type HeldPin } from './socket-state.js';
 
 /**
  * The web node's half of worker → client events: the worker names a registration by PIN hash,
@@ -25,13 +25,13 @@ function holders(io: Server, pinHash: string): Array<{ socket: Socket; held: Hel
   return out;
 }
 
-/** `auth-success` to every socket of this node that registered the PIN, once each. */
+/**
+ * `auth-success` to every socket of this node that registered the PIN, once each (a socket
+ * whose `register-pin` is in flight gets it once that answers, unless it was a decoy).
+ */
 export function deliverLogin(io: Server, pinHash: string, result: LoginResult): number {
   const found = holders(io, pinHash);
-  for (const { socket } of found) {
-    socket.emit(SERVER_EVENTS.authSuccess, result);
-    forget(socket, pinHash);
-  }
+  for (const { socket, held } of found) tell(socket, pinHash, held, { event: SERVER_EVENTS.authSuccess, payload: result, ends: true });
   return found.length;
 }
 
@@ -51,9 +51,9 @@ export function deliverExpiry(io: Server, pinHash: string, pinId: string): numbe
 export function deliverAwaiting(io: Server, pinHash: string, pinId: string): number {
   let sent = 0;
   for (const { socket, held } of holders(io, pinHash)) {
-    // null: register-pin still in flight on this socket; it is the same registration
+    // null: register-pin still in flight on this socket: held back until it answers
     if (held.pinId !== null && held.pinId !== pinId) continue;
-    socket.emit(SERVER_EVENTS.awaitingConfirmation, { pinId } satisfies AwaitingConfirmationPayload);
+    tell(socket, pinHash, held, { event: SERVER_EVENTS.awaitingConfirmation, payload: { pinId } satisfies AwaitingConfirmationPayload, pinId, ends: false });
     sent++;
   }
   return sent;
@@ -68,8 +68,7 @@ export function deliverEnded(io: Server, pinHash: string, pinId: string, code: '
   let sent = 0;
   for (const { socket, held } of holders(io, pinHash)) {
     if (held.pinId !== null && held.pinId !== pinId) continue;
-    socket.emit(SERVER_EVENTS.pinError, { error: denied.code, message: denied.message } satisfies PinErrorPayload);
-    forget(socket, pinHash);
+    tell(socket, pinHash, held, { event: SERVER_EVENTS.pinError, payload: { error: denied.code, message: denied.message } satisfies PinErrorPayload, pinId, ends: true });
     sent++;
   }
   return sent;

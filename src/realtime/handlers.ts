@@ -9,7 +9,7 @@ import {
   type PinErrorPayload,
   type PinRegisteredPayload,
 } from './events.js';
-import { forget, heldCount, heldPin, hold, MAX_PINS_PER_CONNECTION, socketData } from './socket-state.js';
+import { forget, heldCount, heldPin, hold, MAX_PINS_PER_CONNECTION, release, socketData } from './socket-state.js';
 import type { EventThrottle } from './throttle.js';
 
 type Ack = (response: AckPayload) => void;
@@ -58,26 +58,31 @@ export function createHandlers(services: Services, throttle: EventThrottle): (so
     if (!before && heldCount(socket) >= MAX_PINS_PER_CONNECTION) {
       throw new AppError('RATE_LIMITED', `At most ${MAX_PINS_PER_CONNECTION} pending registrations per connection`, { retryAfter: 60 });
     }
-    // Follow the registration before it exists, so a login landing meanwhile still reaches us.
+    // Follow the registration before it exists, so a login landing meanwhile still reaches us;
+    // its events are held back until the answer says whether we may follow it (socket-state.ts).
     const held = before ?? { pin, pinId: null };
     if (!before) hold(socket, pinHash, held);
     const reg = await registrations.register(pin, emojiString, { ip: data.ip, via: 'socket', origin: data.origin }, idempotencyKey).catch((err: unknown) => {
       if (!before && heldPin(socket, pinHash) === held) forget(socket, pinHash);
       throw err;
     });
+    const following = heldPin(socket, pinHash) === held;
     // A decoy (the PIN is another registration's): answered like a creation, but this socket
-    // must not follow that registration's events.
-    if (reg.decoy && !before && heldPin(socket, pinHash) === held) forget(socket, pinHash);
-    // Not held any more: auth-success (or pin-expired) was delivered while we waited.
-    const stillHeld = !reg.decoy && heldPin(socket, pinHash) === held;
-    if (stillHeld) held.pinId = reg.pinId;
+    // must not follow that registration's events, nor see those that came meanwhile.
+    if (reg.decoy && !before && following) forget(socket, pinHash);
+    if (!reg.decoy && following) held.pinId = reg.pinId;
     if (!reg.decoy) log.info(reg.created ? 'pin registered' : 'pin re-registered', { pinId: reg.pinId, via: 'socket' });
     const answer: PinRegisteredPayload = { pinId: reg.pinId, expiresIn: reg.expiresIn, emojiString: reg.emojiString };
     socket.emit(SERVER_EVENTS.pinRegistered, answer);
     ack?.({ success: true, ...answer });
+    if (reg.decoy || !following) return;
+    const hadDeferred = held.deferred !== undefined;
+    release(socket, pinHash, held);
+    // Not held any more: auth-success (or an end) came while we waited, and was sent just now.
+    if (heldPin(socket, pinHash) !== held) return;
     // Re-joined while the person is being asked in the chat: say so (YES, NO or expiry follow).
-    if (reg.awaitingConfirmation && stillHeld) socket.emit(SERVER_EVENTS.awaitingConfirmation, { pinId: reg.pinId });
-    if (reg.verified && stillHeld) {
+    if (reg.awaitingConfirmation && !hadDeferred) socket.emit(SERVER_EVENTS.awaitingConfirmation, { pinId: reg.pinId });
+    if (reg.verified) {
       // Re-joined after the login happened: hand over the uncollected result now (not consumed).
       const result = await registrations.peekResult(pin);
       if (heldPin(socket, pinHash) !== held) return; // delivered by the worker's event meanwhile

@@ -11,6 +11,21 @@ export interface HeldPin {
   pin: string;
   /** null while `register-pin` is still in flight */
   pinId: string | null;
+  /**
+   * Events of the registration that arrived while `register-pin` was in flight (pinId null),
+   * held back until its answer says the socket may follow it: a decoy (the caller named a PIN
+   * that is another's) never sees them.
+   */
+  deferred?: DeferredEvent[];
+}
+
+export interface DeferredEvent {
+  event: string;
+  payload: unknown;
+  /** the registration named by the event; undefined: any (auth-success carries none) */
+  pinId?: string;
+  /** the socket lets the registration go once it is sent */
+  ends: boolean;
 }
 
 export interface SocketData {
@@ -60,7 +75,30 @@ export function hold(socket: Socket, pinHash: string, held: HeldPin): void {
   void socket.join(registrationRoom(pinHash));
 }
 
-/** Stops following a registration (delivered, expired, cancelled or failed). */
+/**
+ * Sends a registration's event to a socket that follows it, or, while its `register-pin` is in
+ * flight, holds it back for `release`.
+ */
+export function tell(socket: Socket, pinHash: string, held: HeldPin, e: DeferredEvent): void {
+  if (held.pinId === null) {
+    (held.deferred ??= []).push(e);
+    return;
+  }
+  socket.emit(e.event, e.payload);
+  if (e.ends) forget(socket, pinHash);
+}
+
+/** `register-pin` answered (not a decoy): the events held back for this registration go out. */
+export function release(socket: Socket, pinHash: string, held: HeldPin): void {
+  const deferred = held.deferred;
+  held.deferred = undefined;
+  for (const e of deferred ?? []) {
+    if (heldPin(socket, pinHash) !== held) return;
+    if (e.pinId === undefined || e.pinId === held.pinId) tell(socket, pinHash, held, e);
+  }
+}
+
+/** Stops following a registration (delivered, expired, cancelled or failed); anything held back is dropped. */
 export function forget(socket: Socket, pinHash: string): void {
   const data = socketData(socket);
   if (data.pins?.delete(pinHash) && data.pins.size === 0) data.pins = null;

@@ -91,6 +91,8 @@ export interface Keys {
   oidcSignedOut(userId: string): string;
   /** the chat login of one OpenID interaction (its current emoji string and attempt) */
   oidcInteractionLogin(uid: string): string;
+  /** /health's activePins figure, shared by every node until it expires */
+  activePinsFigure(): string;
 }
 
 /**
@@ -140,5 +142,6 @@ export function keys(prefix: string): Keys {
     oidcLogins: (userId) => `${prefix}:oidc:logins:${userId}`,
     oidcSignedOut: (userId) => `${prefix}:oidc:signedout:${userId}`,
     oidcInteractionLogin: (uid) => `${prefix}:oidc:login:${uid}`,
+    activePinsFigure: () => `${prefix}:active-figure`,
   };
 }

@@ -243,7 +243,28 @@ export class Registrations {
     throw error;
   }
 
-  /** Registrations whose lifetime has not ended, from the sorted set (no SCAN). */
+  /**
+   * activeCount as /health publishes it: one figure for every node, counted at most once every
+   * `refreshMs` (kept in Redis that long), so it never follows one registration as it is made;
+   * 0: counted on every call.
+   */
+  async publishedActiveCount(refreshMs: number): Promise<number> {
+    if (refreshMs === 0) return this.activeCount();
+    const key = this.keys.activePinsFigure();
+    const kept = await this.redis.get(key);
+    if (kept !== null) return Number(kept);
+    const count = await this.activeCount();
+    // the first node to count in a window sets the figure, another one reads it; a Redis that
+    // refuses writes (health: degraded) still gets its count
+    const first = await this.redis.set(key, count, 'PX', refreshMs, 'NX').then((r) => r === 'OK', () => true);
+    if (first) return count;
+    return Number((await this.redis.get(key)) ?? count);
+  }
+
+  /**
+   * Registrations (and decoys, which count alike: registration.lua) whose lifetime has not
+   * ended, from the sorted set (no SCAN).
+   */
   async activeCount(): Promise<number> {
     const now = Date.now();
     const counts = await Promise.all(Array.from({ length: ACTIVE_BUCKETS }, (_, b) => this.redis.zcount(this.keys.active(b), now, '+inf')));

@@ -84,7 +84,7 @@ export function registerSteps(keys: Keys, b: BudgetSet, r: RegisterRequest, spli
     ...take(b, split),
     { step: 'registration', keys: regKeys, args: ['read', ...common] },
     ...emoji,
-    { step: 'active-add', keys: [keys.active(keys.activeBucket(r.pinHash))], args: [r.pinHash] },
+    { step: 'active-add', keys: [keys.active(keys.activeBucket(r.pinHash))], args: [r.pinHash, r.newPinId] },
     // in one script nothing comes between read and write: the write need not decide again
     { step: 'registration', keys: regKeys, args: [split ? 'write' : 'create', ...common] },
   ];

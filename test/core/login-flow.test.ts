@@ -13,7 +13,7 @@ const COLLECT_SECONDS = 1;
 describe('core: the PIN login flow', function () {
   let stack: Stack;
   before(async function () {
-    stack = await startStack({ name: 'core-flow', webs: 1, workers: 1, env: { LOG_LEVEL: 'debug', COLLECT_RETRY_SECONDS: String(COLLECT_SECONDS) } });
+    stack = await startStack({ name: 'core-flow', webs: 1, workers: 1, env: { LOG_LEVEL: 'debug', COLLECT_RETRY_SECONDS: String(COLLECT_SECONDS), ACTIVE_PINS_REFRESH_SECONDS: '0' } });
   });
   after(async function () {
     await stack?.stop();

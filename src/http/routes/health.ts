@@ -16,12 +16,13 @@ const reasonOf = (err: unknown): string => redisFault(err) ?? 'error';
  * 503 `degraded` with a `reason` (out-of-memory, read-only, persistence-failing...) while it
  * answers but refuses writes, so no login can complete; 503 `unavailable` with a `reason` while
  * it does not answer. The write probe is one small key per node that expires on its own.
+ * activePins is the figure of the current window (Registrations.publishedActiveCount).
  */
 export function registerHealthRoute(router: AppRouter, services: Services): void {
   const { redis, keys, registrations, config } = services;
   router.get('/health', async (ctx) => {
     const [read, write] = await Promise.allSettled([
-      within(registrations.activeCount()),
+      within(registrations.publishedActiveCount(config.activePinsRefreshSeconds * 1000)),
       within(redis.set(keys.healthProbe(config.instanceName), Date.now(), 'PX', PROBE_TTL_MS)),
     ]);
     const activePins = read.status === 'fulfilled' ? read.value : null;

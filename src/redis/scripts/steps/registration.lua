@@ -5,7 +5,10 @@
 -- No answer tells a caller that a PIN or an emoji string it does not hold is in use:
 -- * a live PIN answers 'existing' only to a request carrying its emoji string (the holder:
 --   idempotent re-registration); anyone else gets a 'decoy', shaped exactly like a creation
---   (fresh pinId, full lifetime) but storing nothing, so the registration is untouched;
+--   (fresh pinId, full lifetime) but storing nothing, so the registration is untouched. 'read'
+--   passes it on as {'>', expiresAt, 'decoy'}: the steps between take no emoji string but count
+--   it in the active set as a creation would (activePins moves alike), and 'write' / 'create'
+--   answer it without writing;
 -- * a client-chosen emoji string held by another registration is stored anyway and the string
 --   becomes contested (the emoji step): it then matches no chat message until both lifetimes
 --   end, so it can't be probed for, nor used to sign the holder into another account;
@@ -24,7 +27,7 @@
 --   contested), candidateIndex (0: the client's own string), emojiHash held
 -- Returns {'refused'} | {outcome, pinId, msLeft, state, expiresAt, candidateIndex} with
 --   outcome existing | decoy | again | denied | created | contested; read, when it is to be
---   created: {'>', expiresAt}
+--   created: {'>', expiresAt}, a decoy: {'>', expiresAt, 'decoy'}
 local rk = KEYS[1]
 local phase, e, mode, newId = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local ttl, mem, origin, retry = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7], ARGV[8]
@@ -37,6 +40,8 @@ local function create()
   redis.call('PEXPIREAT', rk, x + mem)
   return { outcome, newId, ttl, 'p', x, chosen }
 end
+-- 'read' decided on a decoy: nothing is written, whatever happened since
+if phase ~= 'read' and ARGV[10] == 'decoy' then return { 'decoy', newId, ttl, 'p', tonumber(ARGV[9]), tonumber(ARGV[11]) } end
 if phase == 'create' then return create() end
 
 local t = redis.call('TIME')
@@ -79,7 +84,7 @@ if cur[1] then
       end
       redis.call('SET', dk, (now + ttl) .. '|' .. newId, 'PXAT', now + ttl)
     end
-    return { 'decoy', newId, ttl, 'p', now + ttl, ownIndex }
+    return { '>', now + ttl, 'decoy' }
   end
 end
 if mode == 'server' and e ~= '' then return { 'refused' } end
