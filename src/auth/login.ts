@@ -91,14 +91,14 @@ export class LoginProcessor {
     const ids = identitiesOf(message);
     if (ids.length === 0) return { outcome: 'no-identity' };
     const intent = chatIntent(message.text);
-    const renumber = message.previousPhone !== undefined && message.phone !== null;
+    const renumber = message.numberChanged === true && message.phone !== null;
     if (!renumber && intent.kind === 'stop') return { outcome: 'signed-out', sessions: await this.sessions.endAllOfSender(ids) };
     // YES / NO mean nothing while nobody is ever asked
     if (!renumber && (intent.kind === 'other' || (intent.kind !== 'code' && !this.settings.confirm))) return { outcome: 'not-a-code' };
     const { name, surname } = splitName(message.displayName);
     const graceMs = this.settings.graceSeconds * 1000;
     // a number change: found by its stable ids or the old number, moved to the new one
-    const sender = renumber ? { ...identityState({ ...message, phone: message.previousPhone! }), phone: '' } : identityState(message);
+    const sender = renumber ? { ...identityState({ ...message, phone: message.previousPhone ?? null }), phone: '' } : identityState(message);
     if (renumber) sender.ids.push(['phone', message.phone!, 'new']);
 
     const claim = await this.chain.claim({

@@ -79,6 +79,7 @@ function cloudMessage(m: unknown, contacts: Obj[], channel: string | undefined):
   if (username !== null && username !== '') one.username = username;
   // replies go to the number as WhatsApp wrote it (a Mexican wa_id keeps its 521)
   if (newNumber === null && waId !== null && phone !== null && waId !== phone.slice(1)) one.replyTo = waId;
+  if (newNumber !== null) one.numberChanged = true;
   if (previous !== null) one.previousPhone = previous;
   if ('editOf' in content && content.editOf !== undefined) one.editOf = content.editOf;
   return one;

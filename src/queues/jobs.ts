@@ -32,7 +32,8 @@ export interface InboundMessage {
    * the digits as WhatsApp wrote them, `user:<BSUID>`); absent: the phone, else `user:<userId>`
    */
   replyTo?: string;
-  /** a `user_changed_number`: the sender's previous number (`phone` is the new one); text null */
+  /** a `user_changed_number`: `phone` is the new number, `previousPhone` the old one when given; text null */
+  numberChanged?: boolean;
   previousPhone?: string;
   /** message text, or null for non-text messages */
   text: string | null;

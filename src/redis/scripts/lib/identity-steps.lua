@@ -15,8 +15,9 @@
 -- A phone that reaches an account from another account moves (the old record forgets it), and
 -- an account that gets a new phone lets the old one go. A stable identifier linked to another
 -- account is never taken over (conflict, logged).
--- mode 'renumber' (a `user_changed_number`): s.ids holds the stable ids, the old phone, and the
--- new phone marked {'phone', new, 'new'}; the account moves from the old phone to the new one.
+-- mode 'renumber' (a `user_changed_number`): s.ids holds the stable ids, the old phone (when
+-- the gateway names it), and the new phone marked {'phone', new, 'new'}; the account moves from
+-- its old phone to the new one.
 
 local ID_MAX_RESTARTS = 3
 local ID_STEPS = {}
@@ -200,7 +201,7 @@ ID_STEPS.idmine = {
     if phone ~= '' then
       local old = redis.call('HGET', k[1], 'phone')
       redis.call('HSET', k[1], 'phone', phone)
-      if old and old ~= phone and s.mode ~= 'renumber' then
+      if old and old ~= phone then
         s.unlink = old
         return 'idunlink'
       end
