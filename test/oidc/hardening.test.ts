@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import { randomPhone } from '../helpers/flow.js';
+import { PrivateRedis } from '../helpers/private-redis.js';
 import { testRedis } from '../helpers/redis.js';
 import type { Stack } from '../helpers/processes.js';
 import { Browser } from './browser.js';
@@ -247,5 +248,43 @@ describe('oidc: interactions bound to their browser, budgeted, capped, unframeab
       const res = await at('127.0.0.7', `${base}${path}`, { method, body, headers });
       expect(res.status, `${method} ${path}: ${res.body.slice(0, 200)}`).to.be.within(200, 499);
     }
+  });
+});
+
+describe('oidc: with Redis gone, the provider answers 503, never 500', function () {
+  this.timeout(120000);
+  let stack: Stack;
+  let redis: PrivateRedis;
+  let base: string;
+  let rp: RelyingParty;
+
+  before(async function () {
+    redis = await PrivateRedis.start();
+    let chat: Chat;
+    ({ stack, base, chat } = await startProductionOidc('oidc-outage', { REDIS_URL: redis.url }));
+    rp = await RelyingParty.discover(`http://localhost:${new URL(base).port}/oidc`, chat);
+  });
+  after(async function () {
+    await stack?.stop();
+    await redis?.kill();
+  });
+
+  it('userinfo, the token endpoint and the authorization endpoint refuse with 503 and Retry-After; the node stays up', async function () {
+    const login = await rp.login({ phone: randomPhone() });
+    expect(await rp.userinfoStatus(login.tokens.access_token, login.sub)).to.equal(200);
+    await redis.kill();
+    const me = await fetch(`${base}/oidc/me`, { headers: { authorization: `Bearer ${login.tokens.access_token}` } });
+    expect(me.status, await me.clone().text()).to.equal(503);
+    expect(await me.json()).to.include({ error: 'temporarily_unavailable' });
+    expect(Number(me.headers.get('retry-after'))).to.be.greaterThan(0);
+    const token = await fetch(`${base}/oidc/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: login.tokens.refresh_token! }).toString(),
+    });
+    expect(token.status, await token.text()).to.equal(503);
+    const auth = await fetch((await rp.authorize()).url, { redirect: 'manual' });
+    expect(auth.status, await auth.text()).to.equal(503);
+    expect(stack.webs[0]!.child.exitCode).to.equal(null);
   });
 });

@@ -5,13 +5,7 @@ import { randomPhone, sendChat } from '../helpers/flow.js';
 import { eventually, get } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
 import { Browser } from './browser.js';
-
-const CLIENT_ID = 'test-app';
-const CLIENT_SECRET = 'test-app-secret-0123456789abcdef0123';
-const APP = 'http://app.example.test';
-const REDIRECT_URI = `${APP}/callback`;
-const LOGOUT_URI = `${APP}/signed-out`;
-const SCOPE = 'openid profile phone offline_access';
+import { chatTo, CLIENT_ID, LOGOUT_URI, REDIRECT_URI, RelyingParty, testClient } from './relying-party.js';
 
 /**
  * "Sign in with WhatsApp" as an app sees it: openid-client as a real relying party against the
@@ -23,6 +17,7 @@ describe('oidc: an app signs people in through the chat with OpenID Connect', fu
   let stack: Stack;
   let issuer: string;
   let config: oidc.Configuration;
+  let rp: RelyingParty;
 
   before(async function () {
     stack = await startStack({
@@ -30,56 +25,21 @@ describe('oidc: an app signs people in through the chat with OpenID Connect', fu
       webs: 2,
       env: {
         CHAT_REPLIES: 'false',
-        OIDC_CLIENTS: JSON.stringify([
-          { client_id: CLIENT_ID, client_secret: CLIENT_SECRET, client_name: 'Test App', redirect_uris: [REDIRECT_URI], post_logout_redirect_uris: [LOGOUT_URI] },
-        ]),
+        OIDC_CLIENTS: JSON.stringify([testClient()]),
       },
     });
     // both nodes serve one issuer (as behind a load balancer); the second node's port stands for it
     issuer = `http://localhost:${stack.webs[0]!.port}/oidc`;
-    config = await oidc.discovery(new URL(issuer), CLIENT_ID, CLIENT_SECRET, undefined, { execute: [oidc.allowInsecureRequests] });
+    // the chat message reaches the other web node's webhook: the stores are shared
+    rp = await RelyingParty.discover(issuer, chatTo(stack.webs[1]!.url));
+    config = rp.config;
   });
   after(async function () {
     await stack?.stop();
   });
 
-  /** The authorization request of an app (PKCE S256, state). */
-  const authorize = async (extra: Record<string, string> = {}) => {
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT_URI,
-      scope: SCOPE,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-      ...extra,
-    });
-    return { url: url.href, verifier, state };
-  };
-
-  /** The person's part: open the page, send its code in the chat, wait; returns the app's callback URL. */
-  const signIn = async (browser: Browser, authUrl: string, who: { phone: string; pushName: string }): Promise<string> => {
-    const page = await browser.follow(authUrl, REDIRECT_URI);
-    expect(page.res.status, page.url).to.equal(200);
-    expect(page.url).to.match(/\/oidc\/interaction\/[^/]+$/);
-    const html = await page.res.text();
-    const emoji = /data-emoji="([^"]+)"/.exec(html)?.[1];
-    expect(emoji, html).to.be.a('string');
-    expect(html).to.include('https://wa.me/').and.include(encodeURIComponent(`PIN: ${emoji!}`));
-    // the chat message reaches the other web node's webhook: the stores are shared
-    const hook = await sendChat(stack.webs[1]!.url, `PIN: ${emoji!}`, { phone: who.phone, pushName: who.pushName });
-    expect(hook.status, hook.text).to.equal(200);
-    const redirectTo = await eventually(async () => {
-      const res = await browser.get(`${page.url}/status`);
-      const body = (await res.json()) as { state: string; redirectTo?: string };
-      expect(res.status, JSON.stringify(body)).to.equal(200);
-      return body.redirectTo;
-    }, 20000, 200);
-    const back = await browser.follow(new URL(redirectTo, page.url).href, REDIRECT_URI);
-    expect(back.url.startsWith(REDIRECT_URI), back.url).to.equal(true);
-    return back.url;
-  };
+  const authorize = (extra: Record<string, string> = {}) => rp.authorize(extra);
+  const signIn = (browser: Browser, authUrl: string, who: { phone: string; pushName: string }): Promise<string> => rp.signIn(browser, authUrl, who);
 
   it('discovery, code + PKCE, ID token verified with the JWKS, userinfo, refresh with rotation, logout', async function () {
     expect(config.serverMetadata()).to.include({ issuer });
@@ -163,16 +123,16 @@ describe('oidc: an app signs people in through the chat with OpenID Connect', fu
 describe('oidc: with the sign-in confirmed in the chat (LOGIN_CONFIRMATION)', function () {
   this.timeout(90000);
   let stack: Stack;
-  let config: oidc.Configuration;
+  let rp: RelyingParty;
   before(async function () {
     stack = await startStack({
       name: 'oidc-confirm',
       env: {
         LOGIN_CONFIRMATION: 'on',
-        OIDC_CLIENTS: JSON.stringify([{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: [REDIRECT_URI] }]),
+        OIDC_CLIENTS: JSON.stringify([testClient()]),
       },
     });
-    config = await oidc.discovery(new URL(`http://localhost:${stack.webs[0]!.port}/oidc`), CLIENT_ID, CLIENT_SECRET, undefined, { execute: [oidc.allowInsecureRequests] });
+    rp = await RelyingParty.discover(`http://localhost:${stack.webs[0]!.port}/oidc`, chatTo(stack.url));
   });
   after(async function () {
     await stack?.stop();
@@ -180,18 +140,14 @@ describe('oidc: with the sign-in confirmed in the chat (LOGIN_CONFIRMATION)', fu
 
   /** Opens the page, sends its code, waits for the question, answers; returns where the browser is sent. */
   const answer = async (reply: string): Promise<URL> => {
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT_URI, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 's' });
     const browser = new Browser();
-    const page = await browser.follow(url.href, REDIRECT_URI);
-    const emoji = /data-emoji="([^"]+)"/.exec(await page.res.text())![1]!;
+    const page = await rp.openPage(browser, (await rp.authorize({ scope: 'openid' })).url);
     const phone = randomPhone();
-    await sendChat(stack.url, `PIN: ${emoji}`, { phone });
+    await sendChat(stack.url, `PIN: ${page.emoji}`, { phone });
     const poll = async (): Promise<{ state: string; redirectTo?: string }> => (await browser.get(`${page.url}/status`)).json() as Promise<{ state: string; redirectTo?: string }>;
     await eventually(async () => ((await poll()).state === 'awaiting-confirmation' ? true : undefined), 20000, 200);
     await sendChat(stack.url, reply, { phone });
-    const redirectTo = await eventually(async () => (await poll()).redirectTo, 20000, 200);
-    return new URL((await browser.follow(new URL(redirectTo, page.url).href, REDIRECT_URI)).url);
+    return new URL(await rp.awaitCallback(browser, page.url));
   };
 
   it('the page waits for the answer; YES signs in (a code comes back), NO ends with access_denied', async function () {
