@@ -133,6 +133,10 @@ export interface Config {
   refreshReuseSeconds: number;
   /** how long a send-message Idempotency-Key is remembered */
   idempotencyKeySeconds: number;
+  /** how long an inbound message id is remembered against a gateway's redelivery (the `msg:` key) */
+  messageIdSeconds: number;
+  /** how long an outbound message's delivery record (`out:`, its gateway-id links) is kept */
+  deliveryRecordSeconds: number;
   instanceName: string;
   webhookSecret: string | undefined;
   webhookJwtKey: string | undefined;
@@ -663,6 +667,8 @@ export function loadConfig(env: Env = process.env): Config {
     collectRetrySeconds,
     refreshReuseSeconds,
     idempotencyKeySeconds: int(env, 'IDEMPOTENCY_KEY_SECONDS', 86400, 60, 86400 * 7),
+    messageIdSeconds: int(env, 'MESSAGE_ID_SECONDS', 86400, 600, 86400 * 30),
+    deliveryRecordSeconds: int(env, 'DELIVERY_RECORD_SECONDS', 7 * 86400, 600, 86400 * 90),
     instanceName: str(env, 'INSTANCE_NAME') ?? str(env, 'DYNO') ?? os.hostname(),
     webhookSecret,
     webhookJwtKey,

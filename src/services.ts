@@ -89,7 +89,7 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     registrations,
     limits,
     probes,
-    delivery: new DeliveryTracker(redis, scripts, keys),
+    delivery: new DeliveryTracker(redis, scripts, keys, config.deliveryRecordSeconds),
     webhookAuth: new WebhookAuth({
       secret: config.webhookSecret,
       jwtKey: config.webhookJwtKey,

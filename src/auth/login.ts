@@ -59,8 +59,11 @@ export interface LoginSettings {
   confirm: boolean;
   /** the claim one call per step (Redis Cluster: each step's keys in one slot) */
   stepwise?: boolean;
+  /** how long a message id is remembered (MESSAGE_ID_SECONDS); 24 h when not given */
+  messageIdSeconds?: number;
 }
 
+/** Gateways retry for a long time (Evolution ~20 minutes, Meta days): message ids are remembered 24 h by default (MESSAGE_ID_SECONDS). */
 const DEDUP_TTL_SECONDS = 24 * 3600;
 
 /** `pushName` splits at the first space into name and surname. */
@@ -113,7 +116,7 @@ export class LoginProcessor {
       newRj: newShortId(),
       sessTtl: this.tokens.refreshTtl * 1000,
       grace: graceMs,
-      dedupTtl: DEDUP_TTL_SECONDS,
+      dedupTtl: this.settings.messageIdSeconds ?? DEDUP_TTL_SECONDS,
       maxSessions: MAX_SESSIONS_PER_USER,
       mode: renumber ? 'renumber' : intent.kind === 'stop' || intent.kind === 'other' ? 'code' : intent.kind,
       confirm: this.settings.confirm,

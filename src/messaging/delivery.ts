@@ -36,6 +36,8 @@ export class DeliveryTracker {
     private readonly redis: RedisClient,
     private readonly scripts: Scripts,
     private readonly keys: Keys,
+    /** DELIVERY_RECORD_SECONDS */
+    private readonly ttlSeconds = DELIVERY_TTL_SECONDS,
   ) {}
 
   /**
@@ -48,12 +50,12 @@ export class DeliveryTracker {
     const apply: Step = {
       step: 'delivery-apply',
       keys: [this.keys.outbound(jobId)],
-      args: ['1', status, Date.now(), DELIVERY_TTL_SECONDS, error, gatewayId ?? '', pairs.length / 2, ...pairs],
+      args: ['1', status, Date.now(), this.ttlSeconds, error, gatewayId ?? '', pairs.length / 2, ...pairs],
     };
     if (!gatewayId) return this.scripts.phase('delivery-track', [apply]);
     const early = this.keys.outboundEarly(channel, gatewayId);
     return this.scripts.phase('delivery-track', [
-      { step: 'delivery-link', keys: [this.keys.outboundByGateway(channel, gatewayId), early], args: [jobId, DELIVERY_TTL_SECONDS] },
+      { step: 'delivery-link', keys: [this.keys.outboundByGateway(channel, gatewayId), early], args: [jobId, this.ttlSeconds] },
       apply,
       { step: 'delivery-drop-early', keys: [early], args: [] },
     ]);
@@ -80,7 +82,7 @@ export class DeliveryTracker {
     const gw = [this.keys.outboundByGateway(u.channel, u.gatewayId), this.keys.outboundEarly(u.channel, u.gatewayId)];
     const [found, jobId = ''] = await this.scripts.step({ step: 'delivery-lookup', keys: gw, args: [u.status, at, u.error ?? ''] });
     if (found !== 'job') return 'unknown';
-    const [, r] = await this.scripts.step({ step: 'delivery-apply', keys: [this.keys.outbound(jobId)], args: ['0', u.status, at, DELIVERY_TTL_SECONDS, u.error ?? '', '', 0] });
+    const [, r] = await this.scripts.step({ step: 'delivery-apply', keys: [this.keys.outbound(jobId)], args: ['0', u.status, at, this.ttlSeconds, u.error ?? '', '', 0] });
     return r === 'updated' || r === 'stale' ? r : 'unknown';
   }
 

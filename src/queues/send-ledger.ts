@@ -20,6 +20,8 @@ export class SendLedger {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
+    /** the delivery record's lifetime (DELIVERY_RECORD_SECONDS) */
+    private readonly ttlSeconds = DELIVERY_TTL_SECONDS,
   ) {}
 
   /** What earlier attempts of the job did; marks this one as sending unless it was sent. */
@@ -27,7 +29,7 @@ export class SendLedger {
     const key = this.keys.outbound(jobId);
     const [status = null, gatewayId = null, sending = null] = await this.redis.hmget(key, 'status', 'gatewayId', 'sending');
     if (status !== null && REACHED_GATEWAY.has(status)) return { state: 'sent', providerMessageId: gatewayId || null };
-    await this.redis.multi().hset(key, 'sending', Date.now()).expire(key, DELIVERY_TTL_SECONDS, 'NX').exec();
+    await this.redis.multi().hset(key, 'sending', Date.now()).expire(key, this.ttlSeconds, 'NX').exec();
     return sending === null ? { state: 'new' } : { state: 'uncertain' };
   }
 }

@@ -83,7 +83,7 @@ export function startWorkers(services: Services, hooks: WorkerHooks = {}): Worke
       await Promise.all(outboundQueues.map((q) => q.rateLimit(ms)));
     },
     delivery: services.delivery,
-    ledger: new SendLedger(redis, keys),
+    ledger: new SendLedger(redis, keys, config.deliveryRecordSeconds),
     onResult: hooks.onOutboundResult,
   });
   const workers: Worker[] = [

@@ -41,6 +41,7 @@ export function inboundProcessor(services: Services, notifier: Notifier, hooks: 
     graceSeconds: config.verifiedGraceSeconds,
     confirm: config.loginConfirmation,
     stepwise: config.redis.kind === 'cluster',
+    messageIdSeconds: config.messageIdSeconds,
   });
   const replies = new ChatReplies(queues, limits, config.replies, config.defaultChannel);
 
