@@ -155,6 +155,61 @@ describe('oidc: the login page of an OpenID sign-in, in Chromium, production set
     await page.close();
   });
 
+  it('an error (the sign-in cookie is gone): the page says what happened and shows no code', async function () {
+    const { url } = await authorize(BRANDED);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(url.href);
+    await waitStatus(page, 'waiting');
+    await context.clearCookies();
+    await waitStatus(page, 'error');
+    expect(await page.textContent('#status')).to.match(/start again from the app/);
+    expect((await page.textContent('#emoji'))!.trim()).to.equal('…');
+    for (const sel of ['#qr', '#wa', '#countdown']) expect(await page.isVisible(sel), sel).to.equal(false);
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await page.screenshot({ path: shot('oidc-4-error') });
+    await context.close();
+  });
+
+  it('awaiting confirmation, then declined (LOGIN_CONFIRMATION=on): the way back tells the app access_denied', async function () {
+    const port = await freePort();
+    const confirmIssuer = `http://localhost:${port}/oidc`;
+    const confirm = await startStack({
+      name: 'oidc-page-confirm',
+      webs: 1,
+      workers: 1,
+      defaultLimits: true,
+      env: { ...PRODUCTION_ENV, LOGIN_CONFIRMATION: 'on', PORT: String(port), OIDC_ISSUER: confirmIssuer, OIDC_CLIENTS: JSON.stringify([{ ...BRANDED, redirect_uris: [callback] }]) },
+    });
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
+    try {
+      const config = await oidc.discovery(new URL(confirmIssuer), BRANDED.client_id, BRANDED.client_secret, undefined, { execute: [oidc.allowInsecureRequests] });
+      const verifier = oidc.randomPKCECodeVerifier();
+      const url = oidc.buildAuthorizationUrl(config, { redirect_uri: callback, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 'st' });
+      await page.goto(url.href);
+      await waitStatus(page, 'waiting');
+      const phone = randomPhone();
+      await evolutionChat(confirm.url, `PIN: ${(await page.textContent('#emoji'))!.trim()}`, { phone });
+      await waitStatus(page, 'awaiting-confirmation');
+      expect(await page.textContent('#status')).to.match(/confirm the sign-in in WhatsApp/);
+      expect(await axeViolations(page)).to.deep.equal([]);
+      await evolutionChat(confirm.url, 'NO', { phone });
+      await waitStatus(page, 'denied');
+      expect(await page.textContent('#status')).to.match(/declined/);
+      expect(await page.evaluate(() => document.activeElement?.id)).to.equal('back');
+      expect(await page.textContent('#back')).to.equal('Back to Corner Shop');
+      expect(await page.isVisible('#restart')).to.equal(false);
+      expect(await axeViolations(page)).to.deep.equal([]);
+      await page.screenshot({ path: shot('oidc-5-denied') });
+      await page.click('#back');
+      await page.waitForURL((u) => u.href.startsWith(callback));
+      expect(new URL(page.url()).searchParams.get('error')).to.equal('access_denied');
+    } finally {
+      await page.close();
+      await confirm.stop();
+    }
+  });
+
   it('mobile: an unbranded client gets the service look; no sideways scrolling, no axe violations', async function () {
     const { url } = await authorize(PLAIN);
     const page = await browser.newPage({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });

@@ -102,7 +102,8 @@ function interactionFlow(flow: Extract<PageFlow, { kind: 'interaction' }>): Flow
             continue;
           }
           wait = 1000;
-          if (!res.ok) return { kind: 'error', message: body.message ?? `The sign-in could not go on (${res.status}).` };
+          // the provider's reasons are technical ("interaction session id cookie not found"): said after the way on
+          if (!res.ok) return { kind: 'error', message: `This sign-in can't go on here: please start again from the app. (${body.message ?? `HTTP ${res.status}`})` };
           if (body.state === 'done' && body.redirectTo) return { kind: 'redirect', to: body.redirectTo };
           if (body.state === 'denied') return { kind: 'ended', status: 'denied', backTo: body.redirectTo };
           if (body.state === 'restart') return { kind: 'ended', status: 'expired' };

@@ -41,6 +41,9 @@ export class LoginView {
     el.className = `status${TONE[shown] ? ' ' + TONE[shown] : ''}`;
     const ended = ENDS.has(shown);
     const live = shown === 'waiting' || shown === 'awaiting-confirmation';
+    // at an end no code is left on screen, nor the words about sending one
+    $('emoji').hidden = ended;
+    document.querySelector<HTMLElement>('.hint')!.hidden = !live;
     $('wa').hidden = !live;
     $('qr').hidden = !live;
     $('countdown-line').hidden = !live;
