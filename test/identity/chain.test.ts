@@ -113,6 +113,16 @@ describe('identity: the chain steps (confirmation, STOP, racing links)', functio
     expect(record).to.include({ 'id:lid': lid, phone });
   });
 
+  it('a number change naming another user id than the old number\'s account moves nothing', async function () {
+    const [oldPhone, newPhone] = [randomPhone(), randomPhone()];
+    const p = processor(false);
+    const owner = await p.process(job({ userId: `US.${newLid()}`, phone: oldPhone }, await code()));
+    const change = await p.process(job({ userId: `US.${newLid()}`, phone: newPhone, previousPhone: oldPhone, numberChanged: true }, ''));
+    expect(change).to.deep.equal({ outcome: 'number-changed', userId: '', changed: false });
+    expect(await services.redis.get(services.keys.userByPhone(oldPhone))).to.equal(userOf(owner));
+    expect(await services.redis.get(services.keys.userByPhone(newPhone))).to.equal(null);
+  });
+
   it('a job queued before numbers were canonical (a Mexican 521…) reaches the canonical account', async function () {
     const mx = '55' + String(Math.floor(1e7 + Math.random() * 9e7));
     const p = processor(false);

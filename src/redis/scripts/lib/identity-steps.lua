@@ -148,6 +148,8 @@ ID_STEPS.idowner = {
       if id_is_stable(id) then
         local had = redis.call('HGET', k[1], 'id:' .. id[1])
         if had and had ~= id[2] then
+          -- a number change of someone else than that account's person: nothing to move
+          if s.mode == 'renumber' then return nil, { 'renumbered', '', '0', '' } end
           s.uid, s.created, s.recycled = s.newUid, true, true
         end
       end
