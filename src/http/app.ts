@@ -13,7 +13,7 @@ import { registerHealthRoute } from './routes/health.js';
 import { registerJwksRoute } from './routes/jwks.js';
 import { registerLogoutRoute } from './routes/logout.js';
 import { registerMessagesRoute } from './routes/messages.js';
-import { registerMessagingEndpointRoute } from './routes/messaging-endpoint.js';
+import { registerMessagingEndpointRoute, webhookSlashes } from './routes/messaging-endpoint.js';
 import { registerProfileRoute } from './routes/profile.js';
 import { registerRefreshTokenRoute } from './routes/refresh-token.js';
 import { registerRegisterPinRoute } from './routes/register-pin.js';
@@ -58,6 +58,7 @@ export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppStat
   if (cors) app.use(cors);
   for (const mw of hooks.before ?? []) app.use(mw);
 
+  app.use(webhookSlashes);
   const router = createRouter(services, hooks.acceptWebhook ?? createWebhookAcceptor(services, hooks.webhook), hooks.api ?? apiHandlers(services));
   app.use(router.routes());
   // not `throw: true`: the thrown error would lose the Allow header (errors.ts answers instead)

@@ -234,8 +234,9 @@ export function normaliseEvolution(body: Obj, pathEvent: string | undefined): No
   }
   const instance = body.instance;
   const channel = `evolution:${instance}`;
-  const dated = Date.parse(str(body.date_time) ?? '');
-  const at = Number.isNaN(dated) ? Date.now() : dated;
+  // Status updates are dated when we hear them: Evolution's `date_time` is its server's local
+  // time stamped `Z` (hours off outside UTC), and its receipts carry no timestamp of their own.
+  const at = Date.now();
   // The kind first: Evolution sends every event when its list is empty, and many carry an
   // array (contacts.upsert, chats.upsert, messages.set): not for us, but nothing wrong either.
   switch (evolutionEventName(named)) {

@@ -5,8 +5,8 @@
  * - a secret path segment (WEBHOOK_PATH_SECRET) for setups that can send no header at all
  *   (Evolution's global webhook): `/messaging-endpoint/<secret>`, and with by-events
  *   `/messaging-endpoint/<secret>/messages-upsert`.
- * Both doors (the lean handler and the Koa route) parse the path here, and every log line that
- * names the path uses `label`, which never holds the secret.
+ * Runs of slashes count as one (`oneSlash`). Both doors (the lean handler and the Koa route) parse
+ * the path here, and every log line that names the path uses `label`, which never holds the secret.
  */
 export const WEBHOOK_PATH = '/messaging-endpoint';
 
@@ -37,13 +37,22 @@ const EVOLUTION_EVENTS = new Set(
 const SEGMENT = /^[A-Za-z0-9_-]{1,256}$/;
 
 /**
+ * The path with each run of slashes made one. Evolution's by-events URL is `<webhook url>/<event>`,
+ * so a webhook URL configured with a trailing `/` posts to `/messaging-endpoint//messages-upsert`
+ * (and Evolution never retries the 404 it would get).
+ */
+export function oneSlash(path: string): string {
+  return path.includes('//') ? path.replace(/\/{2,}/g, '/') : path;
+}
+
+/**
  * The route of a request URL under WEBHOOK_PATH, or null when the URL is not the webhook's
  * (another path, more than two segments, or characters no secret or event has).
  */
 export function parseWebhookPath(url: string | undefined): WebhookRoute | null {
   if (url === undefined || !url.startsWith(WEBHOOK_PATH)) return null;
   const q = url.indexOf('?');
-  const path = q === -1 ? url : url.slice(0, q);
+  const path = oneSlash(q === -1 ? url : url.slice(0, q));
   if (path.length === WEBHOOK_PATH.length) return { secretCandidate: undefined, event: undefined, label: WEBHOOK_PATH };
   if (path[WEBHOOK_PATH.length] !== '/') return null;
   const segments = path.slice(WEBHOOK_PATH.length + 1).split('/');

@@ -155,13 +155,27 @@ async function fakeServer(route: (req: RecordedRequest) => { status: number; bod
   return Object.assign(gw, { accepted });
 }
 
-export function startFakeEvolution(opts: { apiKey: string; instances: string[]; version?: 'v1' | 'v2' }): Promise<FakeGateway> {
-  return fakeServer((req) => {
+/** A fake Evolution whose WhatsApp socket can drop for a while. */
+export interface FakeEvolution extends FakeGateway {
+  /**
+   * The next `sends` sends fail as Evolution answers them while Baileys' socket is down: every
+   * send error becomes 400 Bad Request with `error.toString()` in `response.message`.
+   */
+  dropConnection(sends: number, error?: string): void;
+}
+
+export async function startFakeEvolution(opts: { apiKey: string; instances: string[]; version?: 'v1' | 'v2' }): Promise<FakeEvolution> {
+  const down = { sends: 0, error: '' };
+  const gw = await fakeServer((req) => {
     const m = /^\/message\/sendText\/([^/?]+)$/.exec(req.url);
     if (req.method !== 'POST' || !m) return { status: 404, body: { status: 404, error: 'Not Found', response: { message: ['Cannot POST ' + req.url] } } };
     if (req.headers.apikey !== opts.apiKey) return { status: 401, body: { status: 401, error: 'Unauthorized', response: { message: 'Unauthorized' } } };
     const instance = decodeURIComponent(m[1]!);
     if (!opts.instances.includes(instance)) return { status: 404, body: { status: 404, error: 'Not Found', response: { message: [`The "${instance}" instance does not exist`] } } };
+    if (down.sends > 0) {
+      down.sends--;
+      return { status: 400, body: { status: 400, error: 'Bad Request', response: { message: [down.error] } } };
+    }
     const body = (req.json ?? {}) as { number?: unknown; text?: unknown; textMessage?: { text?: unknown } };
     const text = (opts.version ?? 'v2') === 'v1' ? body.textMessage?.text : body.text;
     // a number, or a chat JID as it is (Evolution's createJid keeps `…@lid`: a LID-only sender)
@@ -171,6 +185,12 @@ export function startFakeEvolution(opts: { apiKey: string; instances: string[]; 
     const id = '3EB0' + randomBytes(8).toString('hex').toUpperCase();
     const remoteJid = body.number.includes('@') ? body.number : `${body.number}@s.whatsapp.net`;
     return { status: 201, id, body: { key: { remoteJid, fromMe: true, id }, message: { conversation: text }, messageTimestamp: Math.floor(Date.now() / 1000), status: 'PENDING' } };
+  });
+  return Object.assign(gw, {
+    dropConnection(sends: number, error = 'Error: Connection Closed') {
+      down.sends = sends;
+      down.error = error;
+    },
   });
 }
 

@@ -1,8 +1,9 @@
 import { AppError } from '../../errors.js';
 import { sameSecret } from '../../messaging/webhook-auth.js';
-import { parseWebhookPath } from '../../messaging/webhook-path.js';
+import { oneSlash, parseWebhookPath, WEBHOOK_PATH } from '../../messaging/webhook-path.js';
 import type { Services } from '../../services.js';
-import type { AppContext, AppRouter } from '../context.js';
+import type { Middleware } from 'koa';
+import type { AppContext, AppRouter, AppState } from '../context.js';
 import type { AcceptWebhook } from '../webhook-core.js';
 
 /** What the handshake echoes: Meta sends digits; anything odd is not echoed back. */
@@ -42,3 +43,12 @@ export function registerMessagingEndpointRoute(router: AppRouter, services: Serv
   router.post('/messaging-endpoint/:first', post);
   router.post('/messaging-endpoint/:first/:second', post);
 }
+
+/**
+ * For the Koa routes: a webhook path with doubled slashes (a by-events URL built on a base URL
+ * ending in `/`) routed as its one-slash form, as the lean handler takes it (webhook-path.ts).
+ */
+export const webhookSlashes: Middleware<AppState> = (ctx, next) => {
+  if (ctx.method === 'POST' && ctx.path.startsWith(WEBHOOK_PATH + '/')) ctx.path = oneSlash(ctx.path);
+  return next();
+};

@@ -26,14 +26,27 @@ export class EvolutionProvider implements MessagingProvider {
 }
 
 /**
- * Evolution's errors: `{status, error, response: {message}}`; an unknown number comes as 400 with
- * `message: [{exists: false, number}]`.
+ * Baileys' errors when the WhatsApp socket is down or slow (its `Boom` messages: the socket
+ * closed, lost or was terminated, a query timed out, the stream errored). Evolution answers every
+ * send error as 400 `{status, error: "Bad Request", response: {message: ["Error: Connection
+ * Closed"]}}` (BadRequestException of `error.toString()`), so these texts, not the status, say
+ * that a retry will work once the instance reconnects.
  */
-function describe(_status: number, body: unknown): FailureDescription {
+const TRANSIENT = /\b(connection (closed|lost|terminated)|timed out|stream errored)\b/i;
+
+/**
+ * Evolution's errors: `{status, error, response: {message}}`; an unknown number comes as 400 with
+ * `message: [{exists: false, number}]`; a 400 carrying one of Baileys' connection errors is
+ * retried like a 5xx.
+ */
+function describe(status: number, body: unknown): FailureDescription {
   const response = typeof body === 'object' && body !== null ? (body as { response?: { message?: unknown } }).response : undefined;
   const message = response?.message;
-  if (Array.isArray(message) && message.some((m) => typeof m === 'object' && m !== null && (m as { exists?: unknown }).exists === false)) {
+  const messages = Array.isArray(message) ? message : [message];
+  if (messages.some((m) => typeof m === 'object' && m !== null && (m as { exists?: unknown }).exists === false)) {
     return { reason: 'the number is not on WhatsApp' };
   }
-  return { reason: bodySnippet(message ?? body) };
+  const reason = bodySnippet(message ?? body);
+  if (status === 400 && messages.some((m) => typeof m === 'string' && TRANSIENT.test(m))) return { reason, retryable: true };
+  return { reason };
 }
