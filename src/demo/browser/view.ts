@@ -46,7 +46,7 @@ export class LoginView {
     document.querySelector<HTMLElement>('.hint')!.hidden = !live;
     $('wa').hidden = !live;
     $('qr').hidden = !live;
-    $('countdown-line').hidden = !live;
+    $('countdown-line').hidden = !live || this.timer === undefined;
     $('restart').hidden = !ended || !$('back').hidden;
     if (ended) ($('back').hidden ? $('restart') : $('back')).focus();
   }
@@ -72,6 +72,7 @@ export class LoginView {
   /** The code's time left, once a second (a timer role: read on request, never announced each tick). */
   private countdown(seconds: number): void {
     this.stopCountdown();
+    if (!(seconds > 0)) return; // a lifetime we were not told: no countdown rather than a wrong one
     const ends = Date.now() + seconds * 1000;
     const tick = (): void => {
       const left = Math.max(0, Math.ceil((ends - Date.now()) / 1000));
