@@ -80,6 +80,15 @@ describe('core unit: config', function () {
     expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: 'k'.repeat(32) }).production).to.equal(true);
   });
 
+  it("an OpenID client's login-page colours: #rrggbb or a clear line at start", function () {
+    const clients = (extra: object) => JSON.stringify([{ client_id: 'app', redirect_uris: ['https://app.example/cb'], ...extra }]);
+    expect(loadConfig({ OIDC_CLIENTS: clients({ brand_color: '#075e54', brand_background_color: '#FFFFFF' }) }).oidc!.clients[0]).to.include({ brand_color: '#075e54' });
+    for (const bad of ['red', '#fff', '#12345g', 7]) {
+      expect(() => loadConfig({ OIDC_CLIENTS: clients({ brand_color: bad }) }), String(bad)).to.throw(ConfigError, /brand_color of client app must be a colour like #075e54/);
+    }
+    expect(() => loadConfig({ OIDC_CLIENTS: clients({ brand_background_color: 'black' }) })).to.throw(ConfigError, /brand_background_color/);
+  });
+
   it('refuses a WEBHOOK_JWT_KEY equal to JWT_SECRET, in any environment', function () {
     expect(() => loadConfig({ JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: SECRET })).to.throw(ConfigError, /WEBHOOK_JWT_KEY must differ from JWT_SECRET/);
     expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: SECRET })).to.throw(ConfigError, /must differ/);
