@@ -303,6 +303,7 @@ const REPLY_VARIABLES: Record<keyof ChatTexts, string> = {
   nothingToConfirm: 'REPLY_NOTHING_TO_CONFIRM',
   signedOut: 'REPLY_SIGNED_OUT',
   cannotSignIn: 'REPLY_CANNOT_SIGN_IN',
+  relayed: 'REPLY_RELAYED',
 };
 
 /**

@@ -22,6 +22,8 @@ export interface ChatTexts {
   signedOut: string;
   /** to a code from a sender the gateway did not identify (no phone, LID or user id): why nothing happens ({app}) */
   cannotSignIn: string;
+  /** heads a user's /send-message: who sent it, and that the service did not ({sender}, {app}) */
+  relayed: string;
 }
 
 export const CATALOGUE: Record<Language, ChatTexts> = {
@@ -34,6 +36,7 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     nothingToConfirm: 'There is no sign-in waiting for your answer (it may have expired). Please start again in the app.',
     signedOut: 'Done: you are signed out of {app} everywhere ({count} sessions ended).',
     cannotSignIn: 'WhatsApp did not tell {app} who sent this message, so it cannot sign you in from this chat. Please sign in another way.',
+    relayed: 'Message from {sender}, sent through {app}. It is not from {app}: {app} never asks you to send a code or to reply YES for someone else.',
   },
   pt: {
     signedIn: 'Você entrou no {app}.',
@@ -44,6 +47,7 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     nothingToConfirm: 'Não há nenhuma entrada esperando sua resposta (pode ter expirado). Comece de novo no aplicativo.',
     signedOut: 'Pronto: você saiu do {app} em todos os aparelhos ({count} sessões encerradas).',
     cannotSignIn: 'O WhatsApp não informou ao {app} quem enviou esta mensagem, então não é possível entrar por esta conversa. Entre de outra forma.',
+    relayed: 'Mensagem de {sender}, enviada pelo {app}. Ela não é do {app}: o {app} nunca pede que você envie um código ou responda SIM para outra pessoa.',
   },
   es: {
     signedIn: 'Has iniciado sesión en {app}.',
@@ -54,6 +58,7 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     nothingToConfirm: 'No hay ningún inicio de sesión esperando tu respuesta (puede haber caducado). Vuelve a empezar en la aplicación.',
     signedOut: 'Hecho: has cerrado sesión en {app} en todas partes ({count} sesiones cerradas).',
     cannotSignIn: 'WhatsApp no le indicó a {app} quién envió este mensaje, así que no puede iniciar tu sesión desde este chat. Inicia sesión de otra forma.',
+    relayed: 'Mensaje de {sender}, enviado a través de {app}. No es de {app}: {app} nunca te pide que envíes un código ni que respondas SÍ por otra persona.',
   },
 };
 

@@ -167,7 +167,7 @@ export const ROUTES: RouteDoc[] = [
     summary: 'Queue a WhatsApp message to a phone number',
     auth: 'bearer',
     body: req.sendMessageSchema,
-    ok: { description: 'queued (sent by a worker, retried with backoff)', schema: res.sendMessageResponseSchema },
+    ok: { description: 'queued (sent by a worker, retried with backoff), headed by who sent it; a text carrying a sign-in code or a chat answer is 400', schema: res.sendMessageResponseSchema },
     errors: ['AUTHENTICATION_FAILED', 'IDEMPOTENCY_KEY_REUSED', 'RATE_LIMITED', 'NETWORK_ERROR'],
   },
   {

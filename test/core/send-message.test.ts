@@ -27,7 +27,7 @@ describe('core: send-message through Evolution API', function () {
       },
     });
     outbound = stackQueue(stack.prefix, 'outbound');
-    login = (await fullLogin(stack.url)).login;
+    login = (await fullLogin(stack.url, { pushName: 'Ada Lovelace' })).login;
   });
   after(async function () {
     await outbound?.close();
@@ -60,7 +60,10 @@ describe('core: send-message through Evolution API', function () {
     expect(req.url).to.equal('/message/sendText/my%20instance');
     expect(req.headers.apikey).to.equal('test-api-key');
     expect(req.headers['content-type']).to.match(/^application\/json/);
-    expect(req.json).to.deep.equal({ number: '5511912345678', text: 'Olá 👋 from the tests' });
+    expect(req.json).to.have.all.keys('number', 'text');
+    expect(req.json).to.include({ number: '5511912345678' });
+    // headed by who sent it (chat/relay.ts)
+    expect((req.json as { text: string }).text).to.equal(`Message from ${login.user.name} (${login.user.phone}), sent through pin-auth. It is not from pin-auth: pin-auth never asks you to send a code or to reply YES for someone else.\n\nOlá 👋 from the tests`);
   });
 
   it('retries after a 503 from the gateway', async function () {

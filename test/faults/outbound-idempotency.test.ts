@@ -57,7 +57,8 @@ describe('faults: outbound sends are not repeated once the gateway accepted them
     } finally {
       await queue.close();
     }
-    const sends = gateway.requests.filter((r) => (r.json as { text?: { body?: string } }).text?.body === text);
+    // the text goes out after its heading (chat/relay.ts)
+    const sends = gateway.requests.filter((r) => (r.json as { text?: { body?: string } }).text?.body?.endsWith(`\n\n${text}`));
     expect(sends, 'requests to the gateway').to.have.length(1);
     expect((sends[0]!.json as Record<string, unknown>).biz_opaque_callback_data).to.equal(String(sent.body.messageId));
     expect(heir.output()).to.match(/already sent by an earlier attempt/);

@@ -18,8 +18,9 @@ async function finished(queue: Queue, id: string): Promise<{ job: Job; state: st
   return { job: (await queue.getJob(id))!, state };
 }
 
+/** Requests that carried `text` at the end of a string (a /send-message text follows its heading). */
 const sentWith = (gw: MockGateway, text: string): RecordedRequest[] =>
-  gw.requests.filter((r) => JSON.stringify(r.json).includes(JSON.stringify(text)));
+  gw.requests.filter((r) => JSON.stringify(r.json).includes(JSON.stringify(text).slice(1)));
 
 /** A stack whose workers talk to a mock gateway; hooks start and stop both around the suite. */
 function gatewayStack(name: string, env: (gatewayUrl: string) => Record<string, string>, prepare: (gw: MockGateway) => void = () => undefined) {
@@ -174,7 +175,8 @@ describe('messaging: outbound through the gateways (retries, limiter, replies)',
       expect(req!.method).to.equal('POST');
       expect(req!.url).to.equal('/v21.0/106540352242922/messages');
       expect(req!.headers.authorization).to.equal('Bearer graph-token');
-      expect(req!.json).to.deep.include({ messaging_product: 'whatsapp', to: digits(phone), type: 'text', text: { body: 'hello from the cloud 👋' } });
+      expect(req!.json).to.deep.include({ messaging_product: 'whatsapp', to: digits(phone), type: 'text' });
+      expect((req!.json as { text: { body: string } }).text.body).to.match(/^Message from .+\n\nhello from the cloud 👋$/u);
     });
 
     it('fails for good outside the 24-hour window (131047), saying so', async function () {
