@@ -149,7 +149,7 @@ export interface Config {
   webhookLimits: {
     /** webhook requests in flight at once from one IP group */
     inFlightPerIp: number;
-    /** bytes of signed bodies held while they are read, before their HMAC is checked, per node */
+    /** bytes of signed bodies held while they are read, before their HMAC is checked, per node (an eighth per IP group) */
     unverifiedBytes: number;
   };
   /** a request's head and body must have arrived this long after it began, or its connection is closed */

@@ -12,8 +12,9 @@ export const JSON_TYPE = /^(?:application\/json|[\w.!#$%&'*^`|~-]+\/[\w.!#$%&'*^
 export interface BodyOptions {
   /** fed every byte as it arrives (the HMAC that authenticates the body) */
   hash?: { update(chunk: Buffer): unknown };
-  /** the bytes kept count against it until the body ends or fails; over it: 429 RATE_LIMITED */
+  /** the bytes kept count against it, as `owner`'s, until the body ends or fails; over it: 429 RATE_LIMITED */
   budget?: ByteBudget;
+  owner?: string;
   /**
    * Past `limit`, go on reading (and hashing) up to this many bytes, keeping none, and resolve
    * null at the end; past it, 413 PAYLOAD_TOO_LARGE. Without it, TooLarge at once.
@@ -38,11 +39,12 @@ export function readBody(req: IncomingMessage, limit: number, options?: BodyOpti
   const hash = options?.hash;
   const budget = options?.budget;
   const drainTo = options?.drainTo;
+  const owner = options?.owner ?? '';
   const declared = Number(req.headers['content-length']);
   if (declared > (drainTo ?? limit)) return Promise.reject(drainTo === undefined ? new TooLarge() : new AppError('PAYLOAD_TOO_LARGE'));
   // a declared length past the limit is never kept; one the budget can't hold is refused unread
   let keeping = !(declared > limit);
-  if (keeping && budget !== undefined && declared > budget.left) return Promise.reject(busy());
+  if (keeping && budget !== undefined && declared > budget.left(owner)) return Promise.reject(busy());
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] = [];
     let size = 0;
@@ -61,7 +63,7 @@ export function readBody(req: IncomingMessage, limit: number, options?: BodyOpti
         return;
       }
       if (budget !== undefined) {
-        if (!budget.take(chunk.length)) return fail(busy());
+        if (!budget.take(owner, chunk.length)) return fail(busy());
         held += chunk.length;
       }
       chunks.push(chunk);
@@ -81,7 +83,7 @@ export function readBody(req: IncomingMessage, limit: number, options?: BodyOpti
       reject(err);
     };
     const release = (): void => {
-      if (held > 0) budget!.give(held);
+      if (held > 0) budget!.give(owner, held);
       held = 0;
     };
     const done = (): void => {

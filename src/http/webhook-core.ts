@@ -69,7 +69,7 @@ export type AcceptWebhook = (req: IncomingMessage, route: WebhookRoute, log: () 
  */
 export function createWebhookAcceptor(services: Services, hooks: WebhookHooks = {}): AcceptWebhook {
   const { webhookAuth, scripts, keys, replicas, delivery, config, limits } = services;
-  const admission = new WebhookAdmission(config.webhookLimits.inFlightPerIp, config.webhookLimits.unverifiedBytes);
+  const admission = new WebhookAdmission(config.webhookLimits.inFlightPerIp, config.webhookLimits.unverifiedBytes, WEBHOOK_BODY_LIMIT);
   const authenticated = { drainTo: WEBHOOK_DRAIN_LIMIT };
   // with REDIS_WAIT_REPLICAS, "in Redis" means on the replicas too: a failover then loses no accepted message
   const intake = createPartitionedIntake(config.inboundPartitions, (k) => async (entries) => {
@@ -105,7 +105,7 @@ export function createWebhookAcceptor(services: Services, hooks: WebhookHooks = 
         // signed: hashed as it arrives, its bytes counted against the node's budget until it ends
         const hasher = webhookAuth.bodyHasher();
         try {
-          raw = await readBody(req, WEBHOOK_BODY_LIMIT, { hash: hasher, budget: admission, drainTo: WEBHOOK_DRAIN_LIMIT });
+          raw = await readBody(req, WEBHOOK_BODY_LIMIT, { hash: hasher, budget: admission, owner: group, drainTo: WEBHOOK_DRAIN_LIMIT });
         } catch (err) {
           if (err instanceof AppError && err.code !== 'VALIDATION_ERROR') hooks.onRefused?.(err.code === 'RATE_LIMITED' ? 'unverified-bytes' : 'too-large');
           throw err;

@@ -1,26 +1,40 @@
-/** Bytes a node may hold for bodies nobody has vouched for yet, shared by all their requests. */
+/**
+ * Bytes a node may hold for bodies nobody has vouched for yet, shared by all their requests;
+ * `owner` is whose share they count against (an IP group).
+ */
 export interface ByteBudget {
-  /** takes `bytes` if that many are left, else takes nothing and answers false */
-  take(bytes: number): boolean;
-  give(bytes: number): void;
-  readonly left: number;
+  /** takes `bytes` for `owner` if that many are left to it, else takes nothing and answers false */
+  take(owner: string, bytes: number): boolean;
+  give(owner: string, bytes: number): void;
+  /** what `owner` may still take */
+  left(owner: string): number;
 }
+
+/** One IP group may hold this share of the node's unauthenticated bytes (at least one whole body). */
+const GROUP_SHARE = 1 / 8;
 
 /**
  * What the webhook lets strangers cost a web node before anything vouches for them: at most
- * `perGroup` webhook requests in flight from one IP group (IPv6 /64), and at most `unverifiedBytes`
- * of bodies held while they are read before their HMAC is checked, over all requests (headers,
- * tokens and path secrets are checked before the body is read, and cost nothing). In memory,
- * per node: it bounds this process's memory and sockets, which is what a stalled body costs.
+ * `perGroup` webhook requests in flight from one IP group (IPv6 /64), and at most
+ * `unverifiedBytes` of bodies held while they are read before their HMAC is checked, over all
+ * requests, an eighth of it (or one body's limit, if more) per IP group, so filling it takes
+ * eight networks (headers, tokens and path secrets are checked before the body is read, and cost
+ * nothing). In memory, per node: it bounds this process's memory and sockets, which is what a
+ * stalled body costs.
  */
 export class WebhookAdmission implements ByteBudget {
   private readonly inFlight = new Map<string, number>();
+  private readonly heldBy = new Map<string, number>();
+  private readonly groupBytes: number;
   private held = 0;
 
   constructor(
     private readonly perGroup: number,
     private readonly unverifiedBytes: number,
-  ) {}
+    bodyLimit: number,
+  ) {
+    this.groupBytes = Math.min(unverifiedBytes, Math.max(bodyLimit, Math.floor(unverifiedBytes * GROUP_SHARE)));
+  }
 
   /** One more request of `group`, unless it has `perGroup` in flight already; `leave` it once answered. */
   enter(group: string): boolean {
@@ -36,17 +50,21 @@ export class WebhookAdmission implements ByteBudget {
     else this.inFlight.set(group, n - 1);
   }
 
-  get left(): number {
-    return this.unverifiedBytes - this.held;
+  left(group: string): number {
+    return Math.min(this.unverifiedBytes - this.held, this.groupBytes - (this.heldBy.get(group) ?? 0));
   }
 
-  take(bytes: number): boolean {
-    if (this.held + bytes > this.unverifiedBytes) return false;
+  take(group: string, bytes: number): boolean {
+    if (bytes > this.left(group)) return false;
     this.held += bytes;
+    this.heldBy.set(group, (this.heldBy.get(group) ?? 0) + bytes);
     return true;
   }
 
-  give(bytes: number): void {
+  give(group: string, bytes: number): void {
     this.held -= bytes;
+    const n = (this.heldBy.get(group) ?? bytes) - bytes;
+    if (n <= 0) this.heldBy.delete(group);
+    else this.heldBy.set(group, n);
   }
 }
