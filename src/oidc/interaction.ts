@@ -9,7 +9,7 @@ import type { AppState } from '../http/context.js';
 import { sendJwks } from '../http/routes/jwks.js';
 import type { Services } from '../services.js';
 import { brandOf } from './branding.js';
-import { imageOrigins, renderLoginPage } from '../demo/page.js';
+import { imageOrigins, renderLoginPage, renderMessagePage } from '../demo/page.js';
 import { cookieKeys, createProvider, INTERACTION_SEGMENT } from './provider.js';
 
 /**
@@ -161,15 +161,24 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
       try {
         await (m[2] ? status(ctx, m[1]!) : showPage(ctx, m[1]!));
       } catch (err) {
-        if (err instanceof AppError) throw err;
-        // the provider's own errors (expired or foreign interaction cookie) are the client's doing
         const e = err as { statusCode?: number; error?: string; error_description?: string };
-        if (typeof e.statusCode === 'number' && e.statusCode < 500) {
-          ctx.status = e.statusCode;
+        // another browser's sign-in (ownInteraction), or the provider's refusal of an expired or missing interaction cookie
+        const foreign = err instanceof AppError && err.code === 'FORBIDDEN';
+        const ended = !(err instanceof AppError) && typeof e.statusCode === 'number' && e.statusCode < 500;
+        if (!foreign && !ended) throw err;
+        if (m[2]) {
+          // the page's poll: the API's error body
+          if (foreign) throw err;
+          ctx.status = e.statusCode!;
           ctx.body = { success: false, error: e.error ?? 'invalid_request', message: e.error_description ?? 'Sign-in session ended; start again from the application' };
           return;
         }
-        throw err;
+        // a person opened the page: a page tells them what to do (nothing of the sign-in is on it)
+        ctx.status = foreign ? 403 : e.statusCode!;
+        ctx.set('Cache-Control', 'no-store');
+        ctx.type = 'html';
+        const why = foreign ? 'This sign-in was started in another browser.' : 'This sign-in has ended or was started in another browser.';
+        ctx.body = renderMessagePage(brandOf(undefined), 'Start again', `<p>${why} Go back to the application and sign in again from this browser.</p>`);
       }
       return;
     }

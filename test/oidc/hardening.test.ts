@@ -89,6 +89,8 @@ describe('oidc: interactions bound to their browser, budgeted, capped, unframeab
     expect(own.url).to.not.include(uid);
     const stolenPage = await attacker.get(page.url);
     expect(stolenPage.status).to.equal(403);
+    // a person who opened it is told to start again, on a page
+    expect(stolenPage.headers.get('content-type')).to.match(/^text\/html/);
     expect(await stolenPage.text()).to.not.include(page.emoji);
 
     // the victim sends the code; the attacker polls the victim's id: refused, and their own sign-in stays pending
