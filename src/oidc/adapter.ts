@@ -1,3 +1,4 @@
+import type { ChainableCommander } from 'ioredis';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { RedisClient } from '../redis/connection.js';
 import type { Keys } from '../redis/keys.js';
@@ -51,38 +52,44 @@ export function redisAdapterFactory(redis: RedisClient, keys: Keys, logins: Oidc
     return {
       async upsert(id, payload, expiresIn) {
         const k = key(id);
-        const multi = redis.multi();
-        if (consumable) multi.del(k).hset(k, 'payload', JSON.stringify(payload));
-        else multi.set(k, JSON.stringify(payload));
-        if (expiresIn) multi.expire(k, expiresIn);
+        const now = Date.now();
+        const ttl = expiresIn || 3600;
+        // one transaction per key (each its own slot on a cluster), indexes before the record: a
+        // sign-out never misses a record that exists (an index entry without its record is harmless)
+        const writes: ChainableCommander[] = [];
+        const on = (): ChainableCommander => {
+          const m = redis.multi();
+          writes.push(m);
+          return m;
+        };
         // the keys this record makes, all of which the account's sign-out must find
         const made = [k];
-        if (GRANTABLE.has(name) && payload.grantId) {
-          const g = keys.oidcGrantTokens(payload.grantId);
-          multi.rpush(g, k);
-          // the grant's list lives as long as its longest-lived token
-          if (expiresIn) multi.expire(g, expiresIn, 'GT').expire(g, expiresIn, 'NX');
-          made.push(g);
-        }
-        const ttl = expiresIn || 3600;
-        if (payload.userCode) multi.set(keys.oidcUserCode(payload.userCode), id, 'EX', ttl);
-        if (payload.uid) {
-          multi.set(keys.oidcUid(payload.uid), id, 'EX', ttl);
-          made.push(keys.oidcUid(payload.uid));
-        }
+        const grantList = GRANTABLE.has(name) && payload.grantId ? keys.oidcGrantTokens(payload.grantId) : undefined;
+        if (grantList) made.push(grantList);
+        if (payload.uid) made.push(keys.oidcUid(payload.uid));
         if (payload.accountId) {
-          const now = Date.now();
           const a = keys.oidcAccount(payload.accountId);
           // scored by expiry: what has expired by itself is dropped here, so the index stays the size of what lives
-          multi.zremrangebyscore(a, '-inf', now).zadd(a, ...made.flatMap((m) => [expiresIn ? now + expiresIn * 1000 : '+inf', m]));
-          if (expiresIn) multi.expire(a, expiresIn, 'GT').expire(a, expiresIn, 'NX');
-          if (GRANTABLE.has(name) && payload.grantId) {
+          const index = on().zremrangebyscore(a, '-inf', now).zadd(a, ...made.flatMap((m) => [expiresIn ? now + expiresIn * 1000 : '+inf', m]));
+          if (expiresIn) index.expire(a, expiresIn, 'GT').expire(a, expiresIn, 'NX');
+          if (grantList) {
             const l = keys.oidcLogins(payload.accountId);
-            multi.hset(l, `u:${payload.grantId}`, now);
-            if (expiresIn) multi.expire(l, expiresIn, 'GT').expire(l, expiresIn, 'NX');
+            const used = on().hset(l, `u:${payload.grantId}`, now);
+            if (expiresIn) used.expire(l, expiresIn, 'GT').expire(l, expiresIn, 'NX');
           }
         }
-        await multi.exec();
+        if (grantList) {
+          // the grant's list lives as long as its longest-lived token
+          const list = on().rpush(grantList, k);
+          if (expiresIn) list.expire(grantList, expiresIn, 'GT').expire(grantList, expiresIn, 'NX');
+        }
+        if (payload.userCode) on().set(keys.oidcUserCode(payload.userCode), id, 'EX', ttl);
+        if (payload.uid) on().set(keys.oidcUid(payload.uid), id, 'EX', ttl);
+        const record = on();
+        if (consumable) record.del(k).hset(k, 'payload', JSON.stringify(payload));
+        else record.set(k, JSON.stringify(payload));
+        if (expiresIn) record.expire(k, expiresIn);
+        await Promise.all(writes.map((w) => w.exec()));
       },
       find,
       async findByUid(uid) {
@@ -102,7 +109,8 @@ export function redisAdapterFactory(redis: RedisClient, keys: Keys, logins: Oidc
       async revokeByGrantId(grantId) {
         const g = keys.oidcGrantTokens(grantId);
         const members = await redis.lrange(g, 0, -1);
-        await redis.del(g, ...members);
+        // one key a command: on a cluster they live in different slots
+        await Promise.all([g, ...members].map((m) => redis.del(m)));
       },
     };
   };

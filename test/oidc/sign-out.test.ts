@@ -3,6 +3,7 @@ import * as oidc from 'openid-client';
 import { randomPhone, randomPin } from '../helpers/flow.js';
 import { eventually, get, post, request } from '../helpers/http.js';
 import type { Stack } from '../helpers/processes.js';
+import { ClusterTopology } from '../helpers/redis-topology.js';
 import { startProductionOidc } from './production-stack.js';
 import { RelyingParty, type Chat, type Person } from './relying-party.js';
 
@@ -151,5 +152,36 @@ describe('oidc: a sign-out ends the OpenID logins too', function () {
     expect(left).to.not.include(firstId);
     expect(left).to.have.length(2);
     expect((await request(base, 'DELETE', `/sessions/${firstId}`, { token })).status).to.equal(404);
+  });
+});
+
+describe('oidc: on a 3-primary Redis Cluster, an OpenID login and its end by STOP', function () {
+  this.timeout(180000);
+  let topo: ClusterTopology;
+  let stack: Stack;
+  let chat: Chat;
+  let rp: RelyingParty;
+
+  before(async function () {
+    topo = await ClusterTopology.start({ primaries: 3 });
+    let base: string;
+    ({ stack, base, chat } = await startProductionOidc('oidc-cluster', topo.env()));
+    rp = await RelyingParty.discover(`http://localhost:${new URL(base).port}/oidc`, chat);
+  });
+  after(async function () {
+    await stack?.stop();
+    await topo?.stop();
+  });
+
+  it('the provider stores across slots (records, grant lists, account index), and STOP ends the login', async function () {
+    const who = { phone: randomPhone() };
+    const login = await rp.login(who);
+    expect(await rp.userinfoStatus(login.tokens.access_token, login.sub)).to.equal(200);
+    const renewed = await oidc.refreshTokenGrant(rp.config, login.tokens.refresh_token!);
+    expect((await rp.promptNone(login.browser)).searchParams.get('code')).to.be.a('string');
+    expect((await chat('STOP', who)).status).to.equal(200);
+    await eventually(async () => ((await rp.userinfoStatus(renewed.access_token, login.sub)) === 401 ? true : undefined), 30000, 200);
+    expect(await rp.refreshOutcome(renewed.refresh_token!)).to.equal('invalid_grant');
+    expect((await rp.promptNone(login.browser)).searchParams.get('error')).to.equal('login_required');
   });
 });
