@@ -44,7 +44,10 @@ export function bootstrap(role: Role): Bootstrapped {
   }
   for (const warning of shortRetryWindows(config)) log.warn(warning);
   const services = createServices(config, log, role);
-  process.on('unhandledRejection', (reason) => log.error('unhandled rejection', { error: String(reason) }));
+  // never expected (every Redis fault is caught where it happens): the stack says where to look
+  process.on('unhandledRejection', (reason) =>
+    log.error('unhandled rejection', { error: String(reason), stack: reason instanceof Error ? reason.stack : undefined }),
+  );
   const metrics = createProcessMetrics({ web: role !== 'worker', worker: role !== 'web' });
   metrics.setReplicaDegradedSource(() => services.replicas.degraded());
   const snapshots = startSnapshotPublisher({

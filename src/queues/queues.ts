@@ -1,4 +1,4 @@
-import { Queue, type ConnectionOptions } from 'bullmq';
+import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { QUEUE, type ExpiryJob, type InboundJob, type OutboundJob } from './jobs.js';
 import { INBOUND_ATTEMPTS } from './inbound-retry.js';
 import { inboundQueueName, outboundQueueName, partitionList, partitionOf } from './partitions.js';
@@ -26,43 +26,30 @@ export function createQueues(
   partitions = 1,
   outboundPartitions = partitions,
 ): Queues {
-  const inbound = partitionList(partitions).map((k) => {
-    const name = inboundQueueName(k);
-    return new Queue<InboundJob>(name, {
-      connection,
-      prefix: prefixOf(name),
-      defaultJobOptions: {
-        // retried until Redis is back; other faults end it sooner (inbound-retry.ts)
-        attempts: INBOUND_ATTEMPTS,
-        backoff: { type: 'inbound' },
-        removeOnComplete: { age: 3600, count: 5000 },
-        removeOnFail: { age: 7 * 86400 },
-      },
-    });
+  const open = <D>(name: string, defaultJobOptions: JobsOptions): Queue<D> => new Queue<D>(name, { connection, prefix: prefixOf(name), defaultJobOptions });
+  const inbound = partitionList(partitions).map((k) =>
+    open<InboundJob>(inboundQueueName(k), {
+      // retried until Redis is back; other faults end it sooner (inbound-retry.ts)
+      attempts: INBOUND_ATTEMPTS,
+      backoff: { type: 'inbound' },
+      removeOnComplete: { age: 3600, count: 5000 },
+      removeOnFail: { age: 7 * 86400 },
+    }),
+  );
+  const expiry = open<ExpiryJob>(QUEUE.expiry, {
+    attempts: 5,
+    backoff: { type: 'exponential', delay: 500 },
+    removeOnComplete: true,
+    removeOnFail: { age: 86400 },
   });
-  const expiry = new Queue<ExpiryJob>(QUEUE.expiry, {
-    connection,
-    prefix: prefixOf(QUEUE.expiry),
-    defaultJobOptions: {
-      attempts: 5,
-      backoff: { type: 'exponential', delay: 500 },
-      removeOnComplete: true,
-      removeOnFail: { age: 86400 },
-    },
-  });
-  const outbound = partitionList(outboundPartitions).map((k) => {
-    const name = outboundQueueName(k);
-    return new Queue<OutboundJob>(name, {
-      connection,
-      prefix: prefixOf(name),
-      defaultJobOptions: {
-        attempts: outboundAttempts,
-        backoff: { type: 'outbound' },
-        removeOnComplete: { age: 86400, count: 5000 },
-        removeOnFail: { age: 7 * 86400 },
-      },
-    });
-  });
+  const outbound = partitionList(outboundPartitions).map((k) =>
+    open<OutboundJob>(outboundQueueName(k), {
+      attempts: outboundAttempts,
+      backoff: { type: 'outbound' },
+      removeOnComplete: { age: 86400, count: 5000 },
+      removeOnFail: { age: 7 * 86400 },
+    }),
+  );
   const all = (): Queue[] => [...inbound, expiry, ...outbound];
   return {
     inbound,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { fullLogin, randomEmoji, randomPin, sendChat } from '../helpers/flow.js';
-import { eventually, post } from '../helpers/http.js';
+import { eventually, post, type JsonResponse } from '../helpers/http.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
 import { startStack, type Stack } from '../helpers/processes.js';
 import { ADMIN, sample, scrape } from '../ops/support.js';
@@ -46,6 +46,21 @@ describe('redis: REDIS_WAIT_REPLICAS with the replica missing or late', function
     await primary?.kill();
   });
 
+  /** A registration's webhook sent while the replica stalls (still connected): WAIT gets no acknowledgement within 300 ms. */
+  const webhookWhileReplicaStalls = async (): Promise<JsonResponse> => {
+    const pin = randomPin();
+    const emoji = randomEmoji();
+    expect((await post(stack.url, '/register-pin', { pin, emojiString: emoji })).status).to.equal(200);
+    const sleeper = replica.client();
+    const stalled = sleeper.call('DEBUG', 'SLEEP', '2').catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 100));
+    try {
+      return await sendChat(stack.url, `PIN: ${emoji}`);
+    } finally {
+      await stalled;
+      sleeper.disconnect();
+    }
+  };
   const degraded = async (): Promise<number> => sample(await scrape(stack.url), 'pinauth_replica_wait_degraded_total');
 
   it('with the replica connected, logins wait for it and nothing is degraded', async function () {
@@ -54,16 +69,7 @@ describe('redis: REDIS_WAIT_REPLICAS with the replica missing or late', function
   });
 
   it('a connected replica that does not acknowledge in time: the webhook answers 503', async function () {
-    const pin = randomPin();
-    const emoji = randomEmoji();
-    expect((await post(stack.url, '/register-pin', { pin, emojiString: emoji })).status).to.equal(200);
-    // the replica stalls (still connected): WAIT gets no acknowledgement within 300 ms
-    const sleeper = replica.client();
-    const stalled = sleeper.call('DEBUG', 'SLEEP', '2').catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 100));
-    const hook = await sendChat(stack.url, `PIN: ${emoji}`);
-    await stalled;
-    sleeper.disconnect();
+    const hook = await webhookWhileReplicaStalls();
     expect(hook.status, hook.text).to.equal(503);
     expect(hook.body).to.include({ error: 'NETWORK_ERROR' });
   });
@@ -83,15 +89,7 @@ describe('redis: REDIS_WAIT_REPLICAS with the replica missing or late', function
     // the barrier counts the connected replicas again within 5 s
     await new Promise((r) => setTimeout(r, 5500));
     await fullLogin(stack.url);
-    const pin = randomPin();
-    const emoji = randomEmoji();
-    expect((await post(stack.url, '/register-pin', { pin, emojiString: emoji })).status).to.equal(200);
-    const sleeper = replica.client();
-    const stalled = sleeper.call('DEBUG', 'SLEEP', '2').catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 100));
-    const hook = await sendChat(stack.url, `PIN: ${emoji}`);
-    await stalled;
-    sleeper.disconnect();
+    const hook = await webhookWhileReplicaStalls();
     expect(hook.status, hook.text).to.equal(503);
   });
 });
