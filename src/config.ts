@@ -299,6 +299,7 @@ const REPLY_VARIABLES: Record<keyof ChatTexts, string> = {
   undoHint: 'REPLY_UNDO_HINT',
   unknownCode: 'REPLY_UNKNOWN_CODE',
   confirm: 'REPLY_CONFIRM',
+  whichOne: 'REPLY_WHICH_ONE',
   denied: 'REPLY_DENIED',
   nothingToConfirm: 'REPLY_NOTHING_TO_CONFIRM',
   signedOut: 'REPLY_SIGNED_OUT',

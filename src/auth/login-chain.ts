@@ -33,6 +33,8 @@ export interface ClaimState {
   dedupTtl: number;
   maxSessions: number;
   mode: 'code' | 'yes' | 'no' | 'renumber';
+  /** the question an answer names ("YES 47"), '' when it names none */
+  n: string;
   confirm: boolean;
 }
 

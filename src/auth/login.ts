@@ -22,9 +22,18 @@ import type { TokenService } from './tokens.js';
  * decides); STOP closes every session of the sender's account. A `user_changed_number` moves
  * the account to the new number.
  */
+/** An open chat question: its number, who asked (the registering device) and when it lapses. */
+export interface OpenQuestion {
+  question: string;
+  origin: Origin;
+  expiresAt: number;
+}
+
 export type LoginOutcome =
   | { outcome: 'logged-in'; pinId: string; pinHash: string; result: LoginResult; identity: IdentityChanges }
-  | { outcome: 'confirmation-asked'; pinId: string; pinHash: string; origin: Origin; expiresAt: number }
+  | { outcome: 'confirmation-asked'; pinId: string; pinHash: string; origin: Origin; expiresAt: number; question: string }
+  /** a bare YES / NO while several questions are open: which one? */
+  | { outcome: 'which-one'; open: OpenQuestion[] }
   | { outcome: 'denied'; pinId: string; pinHash: string; origin: Origin }
   | { outcome: 'unanswered' }
   | { outcome: 'signed-out'; sessions: number }
@@ -119,14 +128,20 @@ export class LoginProcessor {
       dedupTtl: this.settings.messageIdSeconds ?? DEDUP_TTL_SECONDS,
       maxSessions: MAX_SESSIONS_PER_USER,
       mode: renumber ? 'renumber' : intent.kind === 'stop' || intent.kind === 'other' ? 'code' : intent.kind,
+      n: (intent.kind === 'yes' || intent.kind === 'no') && intent.question !== undefined ? intent.question : '',
       confirm: this.settings.confirm,
     });
     if (claim[0] === 'duplicate') return { outcome: 'duplicate' };
     if (claim[0] === 'busy') throw new IdentityBusyError('the sender\'s identifiers kept changing while being linked');
     if (claim[0] === 'renumbered') return { outcome: 'number-changed', userId: claim[1] ?? '', changed: claim[2] === '1' };
     if (claim[0] === 'ask') {
-      const [, pinId = '', pinHash = '', expiresAt = '0', origin = ''] = claim;
-      return { outcome: 'confirmation-asked', pinId, pinHash, origin: decodeOrigin(origin), expiresAt: Number(expiresAt) };
+      const [, pinId = '', pinHash = '', expiresAt = '0', origin = '', question = ''] = claim;
+      return { outcome: 'confirmation-asked', pinId, pinHash, origin: decodeOrigin(origin), expiresAt: Number(expiresAt), question };
+    }
+    if (claim[0] === 'which') {
+      const open: OpenQuestion[] = [];
+      for (let i = 1; i + 2 < claim.length; i += 3) open.push({ question: claim[i]!, origin: decodeOrigin(claim[i + 1]!), expiresAt: Number(claim[i + 2]) });
+      return { outcome: 'which-one', open };
     }
     if (claim[0] === 'denied') {
       const [, pinId = '', pinHash = '', origin = ''] = claim;

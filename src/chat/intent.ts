@@ -5,7 +5,13 @@ import { ANSWERS } from './catalogue.js';
  * What a person's chat message asks for: a sign-in code, an answer to the confirmation
  * question (YES / NO, 1 / 2, in any catalogue language), or STOP (sign out everywhere).
  */
-export type ChatIntent = { kind: 'code'; emoji: string } | { kind: 'yes' } | { kind: 'no' } | { kind: 'stop' } | { kind: 'other' };
+export type ChatIntent =
+  | { kind: 'code'; emoji: string }
+  /** `question`: the number of the question answered ("YES 47"), absent for a bare answer */
+  | { kind: 'yes'; question?: string }
+  | { kind: 'no'; question?: string }
+  | { kind: 'stop' }
+  | { kind: 'other' };
 
 const MAX_ANSWER = 32;
 const EDGES = /^[\s\p{P}\p{S}]+|[\s\p{P}\p{S}]+$/gu;
@@ -21,11 +27,18 @@ for (const [kind, words] of Object.entries(ANSWERS) as Array<[ChatIntent['kind']
   for (const w of words) lookup.set(answerWord(w), kind);
 }
 
+/** "yes 47", "sim #47", "1 47": an answer word, then a question's two-digit number. */
+const NUMBERED = /^(\p{L}+|[12])(?:\s*[#:.,-]\s*|\s+|(?<=\p{L}))(\d{2})$/u;
+
 export function chatIntent(text: string | null): ChatIntent {
   if (text === null) return { kind: 'other' };
   const emoji = emojiFromChat(text);
   if (emoji !== null) return { kind: 'code', emoji };
   if (text.length > MAX_ANSWER * 4) return { kind: 'other' };
-  const kind = lookup.get(answerWord(text));
-  return kind === 'yes' || kind === 'no' || kind === 'stop' ? { kind } : { kind: 'other' };
+  const word = answerWord(text);
+  const kind = lookup.get(word);
+  if (kind === 'yes' || kind === 'no' || kind === 'stop') return { kind };
+  const numbered = NUMBERED.exec(word);
+  const answer = numbered ? lookup.get(numbered[1]!) : undefined;
+  return answer === 'yes' || answer === 'no' ? { kind: answer, question: numbered![2]! } : { kind: 'other' };
 }

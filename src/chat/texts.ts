@@ -3,12 +3,13 @@ import type { ChatConfig } from '../config.js';
 import { fill } from './catalogue.js';
 
 /** The reply texts, filled in: what each kind of chat reply says. */
-export type ReplyKind = 'signed-in' | 'unknown-code' | 'confirm' | 'denied' | 'nothing-to-confirm' | 'signed-out' | 'cannot-sign-in';
+export type ReplyKind = 'signed-in' | 'unknown-code' | 'confirm' | 'which-one' | 'denied' | 'nothing-to-confirm' | 'signed-out' | 'cannot-sign-in';
 
 export type ReplyFacts =
-  | { kind: 'confirm'; origin: Origin; requestedAt: Date }
+  | { kind: 'confirm'; origin: Origin; requestedAt: Date; question: string }
+  | { kind: 'which-one'; open: Array<{ question: string; origin: Origin; requestedAt: Date }> }
   | { kind: 'signed-out'; sessions: number }
-  | { kind: Exclude<ReplyKind, 'confirm' | 'signed-out'> };
+  | { kind: Exclude<ReplyKind, 'confirm' | 'which-one' | 'signed-out'> };
 
 const LOCALES: Record<ChatConfig['language'], string> = { en: 'en-GB', pt: 'pt-BR', es: 'es-ES' };
 
@@ -38,7 +39,11 @@ export function replyText(cfg: ChatConfig, facts: ReplyFacts): string {
       // every login says how to undo it
       return `${fill(t.signedIn, { app })} ${fill(t.undoHint, { app })}`;
     case 'confirm':
-      return fill(t.confirm, { app, device: facts.origin.device, place: facts.origin.ip, time: timeFormat(cfg).format(facts.requestedAt) });
+      return fill(t.confirm, { app, device: facts.origin.device, place: facts.origin.ip, time: timeFormat(cfg).format(facts.requestedAt), number: facts.question });
+    case 'which-one': {
+      const list = facts.open.map((q) => `${q.question}: ${q.origin.device}, ${q.origin.ip}, ${timeFormat(cfg).format(q.requestedAt)}`).join('; ');
+      return fill(t.whichOne, { app, count: facts.open.length, list, example: facts.open[0]?.question ?? '' });
+    }
     case 'signed-out':
       return fill(t.signedOut, { app, count: facts.sessions });
     case 'unknown-code':

@@ -58,7 +58,7 @@ export interface ExpiryJob {
 }
 
 /** Why a message goes out: asked for through /send-message, or a reply to a chat message. */
-export type OutboundKind = 'manual' | 'signed-in' | 'unknown-code' | 'confirm' | 'denied' | 'nothing-to-confirm' | 'signed-out' | 'cannot-sign-in';
+export type OutboundKind = 'manual' | 'signed-in' | 'unknown-code' | 'confirm' | 'which-one' | 'denied' | 'nothing-to-confirm' | 'signed-out' | 'cannot-sign-in';
 
 export interface OutboundJob {
   /** E.164 phone, `user:<id>` for a Cloud API business-scoped user id, or a chat JID (`<n>@lid`) */

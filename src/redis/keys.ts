@@ -37,7 +37,7 @@ export interface Keys {
   session(userId: string, sid: string): string;
   /** sorted set: the user's session ids scored by session expiry (ms), for listing and sign-out-everywhere */
   userSessions(userId: string): string;
-  /** string: PIN hash of the registration whose chat confirmation this phone is asked for */
+  /** hash: the chat questions this sender is asked, by number → {h: PIN hash, x: expiry ms, o: origin} (JSON) */
   confirmation(phone: string): string;
   /** the last rotation of a session, kept for the refresh retry leeway (rotate-session.lua) */
   rotation(userId: string, sid: string): string;

@@ -113,7 +113,7 @@ export interface CancelFound {
 export function cancelCleanupSteps(keys: Keys, pinHash: string, f: CancelFound): Step[] {
   const steps: Step[] = [];
   if (f.emojiHash !== '') steps.push({ step: 'release', keys: [keys.emoji(f.emojiHash)], args: [pinHash] });
-  if (f.phone !== '') steps.push({ step: 'release', keys: [keys.confirmation(f.phone)], args: [pinHash] });
+  if (f.phone !== '') steps.push({ step: 'question-release', keys: [keys.confirmation(f.phone)], args: [pinHash] });
   if (f.sid !== '' && f.userId !== '') {
     steps.push({ step: 'session-close', keys: [keys.session(f.userId, f.sid), keys.rotation(f.userId, f.sid), keys.userSessions(f.userId)], args: [f.sid] });
   }

@@ -102,7 +102,7 @@ describe('core: confirming a sign-in in the chat (LOGIN_CONFIRMATION=on)', funct
       it(`asks before any token exists; "${yes}" from the same phone then signs in (check-login and auth-success)`, async function () {
         const a = await asked(shape);
         // the question names the app, the registering device and masked address, and a time
-        expect(a.question).to.match(/^Sign in to Acme Bank on Chrome on Windows, 127\.0\.0\.x, \d{1,2} \w+,? \d\d:\d\d UTC\? Reply YES to sign in, NO if this wasn't you\.$/);
+        expect(a.question).to.match(/^Sign in to Acme Bank on Chrome on Windows, 127\.0\.0\.x, \d{1,2} \w+,? \d\d:\d\d UTC\? Reply YES (\d\d) to sign in, NO \1 if this wasn't you\.$/);
         expect(a.waiting).to.deep.equal({
           success: true,
           verified: false,
@@ -214,7 +214,10 @@ describe('core: confirming a sign-in in the chat (LOGIN_CONFIRMATION=on)', funct
     const redis = testRedis();
     try {
       const p = ctx.stack.prefix;
-      const pinHash = await redis.get(keys(p).confirmation(a.phone));
+      // the phone's open questions, by number: this one
+      const questions = Object.values(await redis.hgetall(keys(p).confirmation(a.phone))).map((q) => JSON.parse(q) as { h: string });
+      expect(questions).to.have.length(1);
+      const pinHash = questions[0]!.h;
       expect(pinHash).to.be.a('string');
       const reg = await redis.hgetall(keys(p).registration(pinHash!));
       expect(reg.s).to.equal('c');

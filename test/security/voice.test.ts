@@ -62,6 +62,41 @@ describe('security: the service\'s voice (send-message, the chat question and it
     return collectLogin(stack.webs[0]!.url, reg.pin);
   }
 
+  describe('the chat question and its YES', function () {
+    const numberOf = (question: string): string => /Reply YES (\d{2}) to sign in, NO \1 /.exec(question)![1]!;
+    const check = (pin: string) => post(stack.webs[1]!.url, '/check-login', { pin });
+
+    it('a lured second code is not confirmed by a YES meant for the first: both are named, and "YES <n>" answers exactly one', async function () {
+      const phone = randomPhone();
+      const own = await registerPin(stack.webs[0]!.url);
+      const lured = await registerPin(stack.webs[1]!.url);
+      await say(phone, `PIN: ${own.emoji}`);
+      const first = await waitText(phone, /^Sign in to /);
+      const seen = textsTo(phone).length;
+      await say(phone, `PIN: ${lured.emoji}`);
+      const second = await waitText(phone, /^Sign in to /, seen);
+      const [nOwn, nLured] = [numberOf(first), numberOf(second)];
+      expect(nOwn).to.not.equal(nLured);
+
+      // the bare YES meant for the first answers neither: the person is asked which one
+      const before = textsTo(phone).length;
+      await say(phone, 'YES');
+      const which = await waitText(phone, /waiting for your answer/, before);
+      expect(which).to.match(new RegExp(`^2 sign-ins to ${APP} are waiting for your answer: .*${nOwn}: .*; .*${nLured}: .*e\\.g\\. YES \\d\\d\\.$`));
+      for (const pin of [own.pin, lured.pin]) expect((await check(pin)).body).to.include({ verified: false, awaitingConfirmation: true });
+
+      // "YES <own number>" signs in the person's own registration, and only that one
+      await say(phone, `YES ${nOwn}`);
+      const login = await collectLogin(stack.webs[0]!.url, own.pin);
+      expect(login.user.phone).to.equal(phone);
+      expect((await check(lured.pin)).body).to.include({ verified: false, awaitingConfirmation: true });
+      // the lured one, now the only question open, is refused by its number
+      await say(phone, `NO ${nLured}`);
+      await eventually(async () => ((await check(lured.pin)).status === 403 ? true : undefined), 15000, 100);
+      expectError(await check(lured.pin), 'LOGIN_DENIED');
+    });
+  });
+
   describe('send-message', function () {
     let attacker: LoginBody;
     before(async function () {

@@ -96,7 +96,7 @@ export function inboundProcessor(services: Services, notifier: Notifier, hooks: 
         notifier.awaitingConfirmation(result.pinHash, result.pinId);
         log.info('login awaits confirmation in the chat', { pinId: result.pinId, ...meta });
         const requestedAt = new Date(result.expiresAt - config.pinTtlSeconds * 1000);
-        await replies.answer(message, { kind: 'confirm', origin: result.origin, requestedAt });
+        await replies.answer(message, { kind: 'confirm', origin: result.origin, requestedAt, question: result.question });
         break;
       }
       case 'denied':
@@ -111,6 +111,12 @@ export function inboundProcessor(services: Services, notifier: Notifier, hooks: 
         if (result.signedIn) await replies.answer(message, { kind: 'signed-in' });
         else log.debug('inbound message skipped', { outcome: result.outcome, ...meta });
         break;
+      case 'which-one': {
+        // a bare YES / NO with several questions open answers none of them: they are named
+        const requestedAt = (expiresAt: number): Date => new Date(expiresAt - config.pinTtlSeconds * 1000);
+        await replies.answer(message, { kind: 'which-one', open: result.open.map((q) => ({ question: q.question, origin: q.origin, requestedAt: requestedAt(q.expiresAt) })) });
+        break;
+      }
       case 'unanswered':
         await replies.answer(message, { kind: 'nothing-to-confirm' });
         break;

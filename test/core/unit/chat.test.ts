@@ -11,6 +11,10 @@ describe('core unit: chat intents, reply texts, origins', function () {
     for (const t of ['YES', 'yes!', ' Yes. ', '1', 'sim', 'Sí', 'ok']) expect(chatIntent(t), t).to.deep.equal({ kind: 'yes' });
     for (const t of ['NO', 'no.', '2', 'Não', 'nao']) expect(chatIntent(t), t).to.deep.equal({ kind: 'no' });
     for (const t of ['STOP', 'stop', 'Parar', 'STOP!']) expect(chatIntent(t), t).to.deep.equal({ kind: 'stop' });
+    // an answer naming its question (the number the question carries)
+    for (const t of ['YES 47', 'yes #47', 'Sim 47', 'sí, 47', 'yes47', '1 47']) expect(chatIntent(t), t).to.deep.equal({ kind: 'yes', question: '47' });
+    for (const t of ['NO 12', 'Não 12', '2 12']) expect(chatIntent(t), t).to.deep.equal({ kind: 'no', question: '12' });
+    for (const t of ['47', 'YES 4', 'YES 470', 'STOP 47', '147']) expect(chatIntent(t).kind, t).to.equal('other');
     for (const t of ['yes please sign me in', 'hello', '12', '', 'y'.repeat(500)]) expect(chatIntent(t), t).to.deep.equal({ kind: 'other' });
     expect(chatIntent(null)).to.deep.equal({ kind: 'other' });
   });
@@ -47,8 +51,9 @@ describe('core unit: chat intents, reply texts, origins', function () {
       kind: 'confirm',
       origin: { device: 'Chrome on Windows', ip: '203.0.113.x' },
       requestedAt: new Date('2026-03-01T12:00:00Z'),
+      question: '47',
     });
-    expect(question).to.match(/^Entrar no Banco em Chrome on Windows, 203\.0\.113\.x, 1 de mar\.?,? 09:00.*\? Responda SIM para entrar, NÃO se não foi você\.$/);
+    expect(question).to.match(/^Entrar no Banco em Chrome on Windows, 203\.0\.113\.x, 1 de mar\.?,? 09:00.*\? Responda SIM 47 para entrar, NÃO 47 se não foi você\.$/);
     expect(replyText(pt, { kind: 'signed-in' })).to.equal('Você entrou no Banco. Não foi você? Responda PARAR para sair de todos os aparelhos.');
     const en = loadConfig({ REPLY_SIGNED_IN: 'Hi from {app}.', REPLY_UNDO_HINT: 'Undo: STOP.' }).replies;
     expect(replyText(en, { kind: 'signed-in' })).to.equal('Hi from pin-auth. Undo: STOP.');

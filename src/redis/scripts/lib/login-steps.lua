@@ -30,6 +30,31 @@ local function login_release(key, h)
   if redis.call('GET', key) == h then redis.call('DEL', key) end
 end
 
+-- a sender's open chat questions (confirm key: a hash of number → {h, x, o}), past ones dropped
+local function login_questions(key)
+  -- a question asked by a version before numbered questions (one PIN hash) lapses
+  if redis.call('TYPE', key).ok == 'string' then redis.call('DEL', key) end
+  local now, open, all = login_now(), {}, redis.call('HGETALL', key)
+  for i = 1, #all, 2 do
+    local q = cjson.decode(all[i + 1])
+    if q.x > now then
+      q.n = all[i]
+      open[#open + 1] = q
+    else
+      redis.call('HDEL', key, all[i])
+    end
+  end
+  table.sort(open, function(a, b) return a.x < b.x end)
+  return open
+end
+
+-- the question about registration h leaves the sender's open ones
+local function login_release_question(key, h)
+  for _, q in ipairs(login_questions(key)) do
+    if q.h == h then redis.call('HDEL', key, q.n) end
+  end
+end
+
 local LOGIN_STEPS = {}
 for name, step in pairs(ID_STEPS) do LOGIN_STEPS[name] = step end
 
@@ -58,7 +83,28 @@ LOGIN_STEPS.msg = {
 LOGIN_STEPS.lookup = {
   keys = function(s) return { s.mode == 'code' and { 'emo', s.e } or { 'confirm', s.addr } } end,
   run = function(s, k)
-    local h = redis.call('GET', k[1])
+    local h
+    if s.mode == 'code' then
+      h = redis.call('GET', k[1])
+    else
+      -- the sender's open questions: "YES 47" names one; a bare YES only when one is open
+      local open = login_questions(k[1])
+      if s.n ~= '' then
+        for _, q in ipairs(open) do
+          if q.n == s.n then h = q.h end
+        end
+      elseif #open == 1 then
+        h = open[1].h
+      elseif #open > 1 then
+        local out = { 'which' }
+        for _, q in ipairs(open) do
+          out[#out + 1] = q.n
+          out[#out + 1] = q.o
+          out[#out + 1] = q.x
+        end
+        return nil, out
+      end
+    end
     if not h then return nil, login_nomatch(s) end
     s.h = h
     -- only these can open a session: the user is found (or its id reserved) before the claim,
@@ -122,12 +168,29 @@ LOGIN_STEPS.reg = {
   end,
 }
 
--- the chat question: this phone's answer names the registration until the PIN expires
+-- the chat question, numbered among the sender's open ones ("YES 47" answers it; a bare YES
+-- only while it is the one open): the number stays the registration's until the PIN expires
 LOGIN_STEPS.ask = {
   keys = function(s) return { { 'confirm', s.addr } } end,
   run = function(s, k)
-    redis.call('SET', k[1], s.h, 'PXAT', s.x)
-    return nil, { 'ask', s.pinId, s.h, s.x, s.origin }
+    local open, taken, n = login_questions(k[1]), {}, nil
+    for _, q in ipairs(open) do
+      taken[q.n] = true
+      if q.h == s.h then n = q.n end
+    end
+    if not n then
+      -- 10..99, starting from a place the PIN hash picks (not the order of asking)
+      local start = (string.byte(s.h, 1) * 7 + string.byte(s.h, 2)) % 90
+      for i = 0, 89 do
+        local c = tostring(10 + (start + i) % 90)
+        if not taken[c] then n = c break end
+      end
+      if not n then return nil, login_nomatch(s) end
+      redis.call('HSET', k[1], n, cjson.encode({ h = s.h, x = tonumber(s.x), o = s.origin }))
+    end
+    local x = tonumber(s.x)
+    if redis.call('PEXPIRETIME', k[1]) < x then redis.call('PEXPIREAT', k[1], x) end
+    return nil, { 'ask', s.pinId, s.h, s.x, s.origin, n }
   end,
 }
 
@@ -152,7 +215,7 @@ LOGIN_STEPS.freeEmoji = {
 LOGIN_STEPS.freeQuestion = {
   keys = function(s) return { { 'confirm', s.regPh } } end,
   run = function(s, k)
-    login_release(k[1], s.h)
+    login_release_question(k[1], s.h)
     return 'inactive'
   end,
 }
