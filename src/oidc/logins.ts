@@ -69,21 +69,24 @@ export class OidcLogins {
     await this.redis.multi().hset(k, originField(grantId), encodeOrigin(origin)).expire(k, this.lifetimeSeconds).exec();
   }
 
-  /** The account's live OpenID logins, oldest first. */
+  /**
+   * The account's live OpenID logins, oldest first: the grants the `oidcLogins` hash names (each
+   * grant notes its first code there), not the whole index (which holds every token issued).
+   * Fields of grants that are gone are dropped.
+   */
   async list(userId: string): Promise<OidcLoginView[]> {
-    const grantPrefix = this.keys.oidc('Grant', '');
-    const [members, fields, signedOut] = await Promise.all([
-      this.redis.zrangebyscore(this.keys.oidcAccount(userId), Date.now(), '+inf'),
-      this.redis.hgetall(this.keys.oidcLogins(userId)),
-      this.signedOutAt(userId),
-    ]);
-    const grantKeys = members.filter((m) => m.startsWith(grantPrefix));
-    const grants = await Promise.all(grantKeys.map((k) => this.redis.get(k)));
+    const loginsKey = this.keys.oidcLogins(userId);
+    const [fields, signedOut] = await Promise.all([this.redis.hgetall(loginsKey), this.signedOutAt(userId)]);
+    const grantIds = [...new Set(Object.keys(fields).map((f) => f.slice(2)))];
+    const grants = await Promise.all(grantIds.map((id) => this.redis.get(this.keys.oidc('Grant', id))));
     const out: OidcLoginView[] = [];
-    grantKeys.forEach((k, i) => {
+    const gone: string[] = [];
+    grantIds.forEach((grantId, i) => {
       const g = parse<StoredGrant>(grants[i] ?? null);
-      if (!g || g.accountId !== userId || !g.clientId || ((g.iat ?? 0) + 1) * 1000 <= signedOut) return;
-      const grantId = k.slice(grantPrefix.length);
+      if (!g || g.accountId !== userId || !g.clientId || ((g.iat ?? 0) + 1) * 1000 <= signedOut) {
+        if (!g) gone.push(usedField(grantId), originField(grantId));
+        return;
+      }
       const created = (g.iat ?? 0) * 1000;
       const origin = decodeOrigin(fields[originField(grantId)]);
       out.push({
@@ -98,6 +101,7 @@ export class OidcLogins {
         current: false,
       });
     });
+    if (gone.length > 0) await this.redis.hdel(loginsKey, ...gone);
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
