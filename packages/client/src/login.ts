@@ -72,7 +72,7 @@ export class Login {
     private readonly http: Http,
     private readonly opts: ClientOptions,
     private readonly pin: string,
-    private readonly chosen: string | undefined,
+    chosen: string | undefined,
   ) {
     this.emojiString = chosen ?? '';
     this.session = new Promise<Session>((resolve, reject) => {
@@ -118,10 +118,13 @@ export class Login {
     void this.poll();
   }
 
-  /** register-pin's payload: the PIN, the caller's emoji string (none: the service draws one), and over the socket the key. */
+  /**
+   * register-pin's payload: the PIN, the emoji string (the caller's; after registering, the one
+   * shown, to re-join; none: the service draws one), and over the socket the key.
+   */
   private registration(withKey: boolean): Record<string, string> {
-    const emojiString = this.emojiString || this.chosen;
-    return { pin: this.pin, ...(emojiString ? { emojiString } : {}), ...(withKey ? { idempotencyKey: this.idempotencyKey } : {}) };
+    const { pin, emojiString, idempotencyKey } = this;
+    return { pin, ...(emojiString ? { emojiString } : {}), ...(withKey ? { idempotencyKey } : {}) };
   }
 
   /** Cancels the login: the service forgets the registration (over the socket when connected) and the session promise rejects with CANCELLED. */

@@ -3,8 +3,8 @@ import { loadConfig } from '../../../src/config.js';
 import { keys as makeKeys } from '../../../src/redis/keys.js';
 import { Scripts } from '../../../src/redis/scripts.js';
 import { emojiHash, isEmojiString, normalEmojiHash, normaliseEmoji } from '../../../src/registrations/emoji.js';
-import { drawEmojiStrings, drawnBits, EMOJI_ALPHABET } from '../../../src/registrations/emoji-alphabet.js';
-import { pinBits } from '../../../src/registrations/pin.js';
+import { deriveEmojiStrings, drawEmojiStrings, drawnBits, EMOJI_ALPHABET } from '../../../src/registrations/emoji-alphabet.js';
+import { PinHasher, pinBits } from '../../../src/registrations/pin.js';
 import { candidatesPerRound } from '../../../src/registrations/service.js';
 import { ipGroup } from '../../../src/security/ip-group.js';
 import { checkSteps } from '../../../src/registrations/steps.js';
@@ -85,6 +85,23 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
     expect(chiSquare).to.be.below(130); // 63 degrees of freedom: p < 1e-6 above this
     expect(new Set(strings).size).to.equal(1600);
     for (const text of strings.slice(0, 50)) expect(normalEmojiHash(text)).to.equal(emojiHash(text));
+  });
+
+  it('derived strings (keyed attempts): the same PIN and key give the same strings, anything else others, every symbol equally likely', function () {
+    const hasher = new PinHasher('a-pin-hash-key-of-enough-length-0123456789');
+    const derive = (pin: string, key: string) => deriveEmojiStrings(hasher.attempt(pin, key).seed, 3, 8);
+    expect(derive('pin-a', 'key-1')).to.deep.equal(derive('pin-a', 'key-1'));
+    expect(derive('pin-a', 'key-1')[0]).to.not.equal(derive('pin-a', 'key-2')[0]);
+    expect(derive('pin-a', 'key-1')[0]).to.not.equal(derive('pin-b', 'key-1')[0]);
+    // another server key: other strings and another tag (nobody can make them without the key)
+    const other = new PinHasher('another-pin-hash-key-of-enough-length-987654');
+    expect(deriveEmojiStrings(other.attempt('pin-a', 'key-1').seed, 1, 8)[0]).to.not.equal(derive('pin-a', 'key-1')[0]);
+    expect(other.attempt('pin-a', 'key-1').tag).to.not.equal(hasher.attempt('pin-a', 'key-1').tag);
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 1600; i++) for (const e of [...derive(`pin-${i}`, 'k')[0]!]) counts.set(e, (counts.get(e) ?? 0) + 1);
+    expect(counts.size).to.equal(64);
+    const chiSquare = [...counts.values()].reduce((sum, n) => sum + (n - 200) ** 2 / 200, 0);
+    expect(chiSquare).to.be.below(130);
   });
 
   it('candidates per round: one from 40 bits up (EMOJI_LENGTH 7+), four below, so three rounds all taken stay out of reach', function () {
