@@ -29,6 +29,7 @@ const RENEW_MS = 1000;
 const BLOCK_MS = 1000;
 const BATCH = 500;
 const RETRY_MS = 200;
+const WARN_EVERY_MS = 30_000;
 
 type StreamReply = [key: string, entries: [id: string, fields: string[]][]][] | null;
 
@@ -77,6 +78,8 @@ export function startIntakePump(services: Services, partition = 0): IntakePump {
     let holding = false;
     let renewedAt = 0;
     let after = '0';
+    let failingSince = 0;
+    let warnedAt = 0;
     while (running) {
       try {
         // renewed once per RENEW_MS, not per read: at a steady trickle a read is one message
@@ -88,9 +91,18 @@ export function startIntakePump(services: Services, partition = 0): IntakePump {
         holding = held;
         if (!holding) await sleep(BLOCK_MS, undefined, { signal: stopped.signal });
         else after = await pumpOnce(after);
+        if (failingSince !== 0) {
+          log.info('intake pump: Redis answers again', { partition, seconds: Math.round((Date.now() - failingSince) / 1000) });
+          failingSince = 0;
+        }
       } catch (err) {
         if (!running) break;
-        log.warn('intake pump: Redis failed; retrying', { partition, error: err instanceof Error ? err.message : String(err) });
+        // an outage fails every round (5 a second): said once when it starts and every WARN_EVERY_MS
+        if (failingSince === 0 || Date.now() - warnedAt >= WARN_EVERY_MS) {
+          failingSince ||= Date.now();
+          warnedAt = Date.now();
+          log.warn('intake pump: Redis failed; retrying until it answers', { partition, error: err instanceof Error ? err.message : String(err) });
+        }
         after = '0';
         await sleep(RETRY_MS, undefined, { signal: stopped.signal }).catch(() => undefined);
       }
