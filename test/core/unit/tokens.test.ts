@@ -25,7 +25,12 @@ const payload = (token: string): Record<string, unknown> => JSON.parse(Buffer.fr
 /** TokenService.verify: key by kid, algorithm pinned to the key, signature, issuer, type, expiry. */
 describe('core unit: tokens (HS256 by configuration)', function () {
   const tokens = new TokenService(SETTINGS, KeyRing.hmac(SECRET));
-  const pair = tokens.issuePair('user-1', 'sid-1', ['user'], 'jti-1');
+  // issued per test, not when the file loads: a suite that runs longer than the access TTL
+  // (900 s) would otherwise meet it expired
+  let pair: ReturnType<TokenService['issuePair']>;
+  beforeEach(function () {
+    pair = tokens.issuePair('user-1', 'sid-1', ['user'], 'jti-1');
+  });
   const resign = (token: string, changes: Record<string, unknown>, key = SECRET, algorithm: jwt.Algorithm = 'HS256'): string =>
     jwt.sign({ ...(jwt.decode(token) as object), ...changes }, key, { algorithm, keyid: header(token).kid as string });
 
@@ -79,7 +84,10 @@ for (const alg of ['ES256', 'EdDSA'] as AsymmetricAlg[]) {
     const current = generateKeyMaterial(alg);
     const previous = generateKeyMaterial(alg);
     const tokens = new TokenService(SETTINGS, KeyRing.fromMaterial([previous, current], current.kid));
-    const pair = tokens.issuePair('user-1', 'sid-1', ['user'], 'jti-1');
+    let pair: ReturnType<TokenService['issuePair']>;
+    beforeEach(function () {
+      pair = tokens.issuePair('user-1', 'sid-1', ['user'], 'jti-1');
+    });
     /** Signs like the service would with any key (the test holds the private keys). */
     const signWith = (key: typeof current, claims: Record<string, unknown>, hdr: Record<string, unknown> = {}): string => {
       const input = `${b64({ alg, typ: 'JWT', kid: key.kid, ...hdr })}.${b64(claims)}`;
