@@ -50,7 +50,7 @@ export function charts(f: Figures): Chart[] {
     out.push({
       id: 'latency',
       title: 'Webhook → auth-success latency against offered load',
-      note: 'Open loop: webhooks at a fixed rate to the node that does not hold the client’s socket; one worker. The last point is where it saturated, if it did.',
+      note: 'Open loop: sockets on web-1, webhooks at a fixed rate to web-2; one worker. The last point is where it saturated, if it did.',
       xLabel: 'offered logins/s',
       yLabel: 'ms',
       x: l.map((p) => p.rate),

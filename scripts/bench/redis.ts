@@ -211,16 +211,25 @@ function parseOutcome(raw: unknown): string {
   }
 }
 
-interface StageFigures {
-  queuedP50: number;
-  queuedP99: number;
-  processingP50: number;
-  processingP99: number;
+/** One leg of a login's path, p50 and p99 in ms (BullMQ's and the web's timestamps: 1 ms resolution). */
+export interface Leg {
+  p50: number;
+  p99: number;
 }
 
-export interface JobStages extends StageFigures {
+/**
+ * Where a login's time goes, from the webhook's send to `auth-success` at the client: the web
+ * node accepting it (send → `receivedAt`, the request's trip included), the intake stream and
+ * the worker's pump (→ the job's creation), the queue (→ taken), the worker (→ finished), and
+ * the event's way back (→ the client: Redis pub/sub, the socket's node, the websocket).
+ */
+export interface LoginLegs {
   jobs: number;
-  bySecond: Array<StageFigures & { second: number }>;
+  accept: Leg;
+  intake: Leg;
+  queued: Leg;
+  worker: Leg;
+  delivery: Leg;
 }
 
 /** A queue's job counts and worker count, on one connection kept for the run. */
@@ -244,29 +253,29 @@ export class QueueProbe {
   }
 
   /**
-   * How long completed jobs (finished after `sinceMs`, wall clock) waited in the queue and spent
-   * in the worker, from BullMQ's own timestamps (1 ms resolution): overall, and by the second
-   * (since `sinceMs`) in which each job was added.
+   * The legs of the logins whose jobs finished after `sinceMs` (wall clock): `times` gives the
+   * wall-clock send and arrival of a phone's login (undefined: not one of the measured ones).
    */
-  async stages(sinceMs: number, limit: number): Promise<JobStages> {
+  async legs(sinceMs: number, limit: number, times: (phone: string) => { sent: number; event: number } | undefined): Promise<LoginLegs> {
     const jobs = (await this.queue.getJobs(['completed'], 0, limit - 1)).filter((j) => (j.finishedOn ?? 0) >= sinceMs);
-    const summary = (list: typeof jobs) => {
-      const queued = list.map((j) => (j.processedOn ?? NaN) - j.timestamp).sort((a, b) => a - b);
-      const processing = list.map((j) => (j.finishedOn ?? NaN) - (j.processedOn ?? NaN)).sort((a, b) => a - b);
-      return {
-        queuedP50: percentile(queued, 0.5),
-        queuedP99: percentile(queued, 0.99),
-        processingP50: percentile(processing, 0.5),
-        processingP99: percentile(processing, 0.99),
-      };
+    const spans: Record<Exclude<keyof LoginLegs, 'jobs'>, number[]> = { accept: [], intake: [], queued: [], worker: [], delivery: [] };
+    let measured = 0;
+    for (const j of jobs) {
+      const data = j.data as { message?: { phone?: string | null }; receivedAt?: number };
+      const t = times(data.message?.phone ?? '');
+      if (!t || data.receivedAt === undefined || j.processedOn === undefined || j.finishedOn === undefined) continue;
+      measured++;
+      spans.accept.push(data.receivedAt - t.sent);
+      spans.intake.push(j.timestamp - data.receivedAt);
+      spans.queued.push(j.processedOn - j.timestamp);
+      spans.worker.push(j.finishedOn - j.processedOn);
+      spans.delivery.push(t.event - j.finishedOn);
+    }
+    const leg = (v: number[]): Leg => {
+      v.sort((x, y) => x - y);
+      return { p50: percentile(v, 0.5), p99: percentile(v, 0.99) };
     };
-    const buckets: Array<typeof jobs> = [];
-    for (const j of jobs) (buckets[Math.max(0, Math.floor((j.timestamp - sinceMs) / 1000))] ??= []).push(j);
-    return {
-      jobs: jobs.length,
-      ...summary(jobs),
-      bySecond: Array.from(buckets, (b, second) => ({ second, ...summary(b ?? []) })),
-    };
+    return { jobs: measured, accept: leg(spans.accept), intake: leg(spans.intake), queued: leg(spans.queued), worker: leg(spans.worker), delivery: leg(spans.delivery) };
   }
 
   workers(): Promise<number> {

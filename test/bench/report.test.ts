@@ -20,7 +20,7 @@ interface Report {
     crypto: { es256Sign: number; hmacToken: number; hmacPin: number; sha256Emoji: number; hmacWebhook: number };
     ingestion: Side & { accepted: number; lost: number; ratio: number };
     login: {
-      latency: Array<{ rate: number; clients: number; missing: number }>;
+      latency: Array<{ rate: number; clients: number; missing: number; legs: { jobs: number; accept: { p50: number }; delivery: { p50: number } } }>;
       workers: Array<{ workers: number; loggedIn: number; logins: number; redisCommandsPerLogin: number; perSecond: number; runs: number[] }>;
     };
     cost: Array<{ mode: string; loggedIn: number; logins: number; messagesPerLogin: number; redisCommandsPerLogin: number }>;
@@ -91,7 +91,12 @@ describe('benchmark report (smoke sizes)', function () {
       expect(w.perSecond).to.equal(Math.min(...w.runs));
     }
     expect(login.latency.map((p) => p.rate)).to.deep.equal([50, 100]);
-    for (const p of login.latency) expect(p.missing, `${p.rate}/s`).to.equal(0);
+    for (const p of login.latency) {
+      expect(p.missing, `${p.rate}/s`).to.equal(0);
+      // every measured login is split into its legs, each a time that passed
+      expect(p.legs.jobs, `${p.rate}/s legs`).to.be.greaterThan(0);
+      for (const leg of [p.legs.accept, p.legs.delivery]) expect(leg.p50).to.be.at.least(0);
+    }
     expect(memory.registrations.map((p) => p.registrations)).to.deep.equal([50, 100]);
     expect(memory.sockets.map((p) => p.sockets)).to.deep.equal([0, 20, 40]);
     for (const p of memory.sockets) expect(p.rssMB).to.be.greaterThan(10);
