@@ -20,7 +20,7 @@ interface Report {
     crypto: { es256Sign: number; hmacToken: number; hmacPin: number; sha256Emoji: number; hmacWebhook: number };
     ingestion: Side & { accepted: number; lost: number; ratio: number };
     login: {
-      latency: Array<{ rate: number; clients: number; missing: number; legs: { jobs: number; accept: { p50: number }; delivery: { p50: number } } }>;
+      latency: Array<{ rate: number; clients: number; missing: number; saturated: boolean; legs: { jobs: number; accept: { p50: number }; delivery: { p50: number } } }>;
       workers: Array<{ workers: number; loggedIn: number; logins: number; redisCommandsPerLogin: number; perSecond: number; runs: number[] }>;
     };
     cost: Array<{ mode: string; loggedIn: number; logins: number; messagesPerLogin: number; redisCommandsPerLogin: number }>;
@@ -90,7 +90,11 @@ describe('benchmark report (smoke sizes)', function () {
       expect(w.runs, `${w.workers} workers`).to.have.length(2);
       expect(w.perSecond).to.equal(Math.min(...w.runs));
     }
-    expect(login.latency.map((p) => p.rate)).to.deep.equal([50, 100]);
+    // the curve stops at its first saturated step, which a heavily loaded machine can make the first
+    const rates = login.latency.map((p) => p.rate);
+    expect(rates.length).to.be.at.least(1);
+    expect(rates).to.deep.equal([50, 100].slice(0, rates.length));
+    login.latency.slice(0, -1).forEach((p) => expect(p.saturated, `${p.rate}/s`).to.equal(false));
     for (const p of login.latency) {
       expect(p.missing, `${p.rate}/s`).to.equal(0);
       // every measured login is split into its legs, each a time that passed
@@ -175,6 +179,6 @@ describe('benchmark report (smoke sizes)', function () {
     expect(charts, 'chart data').to.not.equal(null);
     const list = JSON.parse(charts![1]!) as Array<{ id: string; x: number[] }>;
     expect(list.map((c) => c.id)).to.deep.equal(['workers', 'latency', 'sockets', 'redis']);
-    for (const c of list) expect(c.x.length, c.id).to.be.greaterThan(1);
+    for (const c of list) expect(c.x.length, c.id).to.be.at.least(c.id === 'latency' ? 1 : 2);
   });
 });

@@ -6,7 +6,7 @@ import { startStack, type Stack } from '../helpers/processes.js';
 describe('smoke: web and worker from the Procfile', function () {
   let stack: Stack;
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120000);
     stack = await startStack({ name: 'smoke', webs: 1, workers: 1 });
   });
   after(async function () {

@@ -107,7 +107,8 @@ export async function startProcess(
     url: `http://127.0.0.1:${port}`,
     output: () => out,
     exited,
-    waitForOutput(pattern, timeoutMs = 15000) {
+    // generous: on a loaded 2-core machine a node process can take 20 s and more to start
+    waitForOutput(pattern, timeoutMs = 60000) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
           if (pattern.test(out)) {

@@ -18,7 +18,7 @@ describe('messaging: a burst of 2,000 webhooks across two web nodes', function (
   let inbound: Queue;
 
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120000);
     stack = await startStack({ name: 'burst', webs: 2, workers: 1, env: { WEBHOOK_SECRET: SECRET, WEBHOOK_JWT_KEY: JWT_KEY, CHAT_REPLIES: 'false' } });
     inbound = queueOf(stack.prefix, 'inbound');
   });

@@ -33,7 +33,7 @@ describe('messaging: channels (several gateways, instances and numbers at once)'
   let otherToken: string;
 
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120000);
     evo = await startFakeEvolution({ apiKey: EVO_KEY, instances: ['inst-a', 'inst-b'] });
     graph = await startFakeGraph({ token: GRAPH_TOKEN, phoneNumberIds: ['1111111111', '2222222222'] });
     stack = await startStack({
@@ -178,7 +178,7 @@ describe('messaging: Evolution v1 outbound shape (EVOLUTION_API_VERSION=v1)', fu
   let stack: Stack;
 
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120000);
     evo = await startFakeEvolution({ apiKey: EVO_KEY, instances: ['legacy'], version: 'v1' });
     stack = await startStack({
       name: 'evo-v1',

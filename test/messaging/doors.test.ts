@@ -44,7 +44,7 @@ describe('messaging: webhook doors, paths and credentials', function () {
   let koa: { server: http.Server; services: Services; url: string; prefix: string };
 
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120000);
     stack = await startStack({ name: 'doors', env: { ...AUTH_ENV, CHAT_REPLIES: 'false', LOG_LEVEL: 'http' } });
     // the Koa door: an app with no lean handler in front, under a prefix of its own
     const prefix = uniquePrefix('doors-koa');

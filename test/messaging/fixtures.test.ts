@@ -57,7 +57,7 @@ describe('messaging: real payload shapes of both gateways (fixtures)', function 
   const redis = testRedis();
 
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120000);
     evo = await startFakeEvolution({ apiKey: EVO_KEY, instances: INSTANCES });
     graph = await startFakeGraph({ token: GRAPH_TOKEN, phoneNumberIds: NUMBERS });
     stack = await startStack({

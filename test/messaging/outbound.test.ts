@@ -26,7 +26,7 @@ const sentWith = (gw: MockGateway, text: string): RecordedRequest[] =>
 function gatewayStack(name: string, env: (gatewayUrl: string) => Record<string, string>, prepare: (gw: MockGateway) => void = () => undefined) {
   const ctx = {} as { gw: MockGateway; stack: Stack; outbound: Queue; inbound: Queue; token: string };
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120000);
     ctx.gw = await startMockGateway();
     prepare(ctx.gw);
     ctx.stack = await startStack({ name, env: env(ctx.gw.url) });
@@ -157,7 +157,7 @@ describe('messaging: outbound through the gateways (retries, limiter, replies)',
       },
     );
     before(async function () {
-      this.timeout(30000);
+      this.timeout(120000);
       ctx.token = (await fullLogin(ctx.stack.url)).login.token;
     });
 

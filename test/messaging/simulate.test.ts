@@ -16,7 +16,7 @@ const PATH_SECRET = 'simulatePathSecret_0123456789';
 describe('messaging: the simulate command', function () {
   let stack: Stack;
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120000);
     stack = await startStack({ name: 'simulate', env: { WEBHOOK_JWT_KEY: JWT_KEY, WEBHOOK_SECRET: APP_SECRET, WEBHOOK_PATH_SECRET: PATH_SECRET, CHAT_REPLIES: 'false' } });
   });
   after(async function () {

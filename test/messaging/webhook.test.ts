@@ -22,7 +22,7 @@ describe('messaging: the webhook door (auth, handshake, shapes, ignored events)'
   let inbound: Queue;
 
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120000);
     stack = await startStack({
       name: 'webhook',
       env: { WEBHOOK_SECRET: SECRET, WEBHOOK_JWT_KEY: JWT_KEY, WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN, CHAT_REPLIES: 'false' },
@@ -246,7 +246,7 @@ describe('messaging: the webhook when Redis cannot take the job', function () {
   let web: ServiceProcess | undefined;
 
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120000);
     redis = await PrivateRedis.start();
     web = await startProcess('web', { REDIS_URL: redis.url, KEY_PREFIX: 'test-webhook-down' });
   });

@@ -16,7 +16,7 @@ describe('ops: queue dashboard and /metrics', function () {
   let socket: Socket | undefined;
 
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120000);
     stack = await startStack({ name: 'ops-admin', webs: 0, workers: 0, env: { ...ADMIN, METRICS_INTERVAL_MS: '200', PIN_TTL_SECONDS: '4' } });
     await Promise.all([
       stack.addWeb({ INSTANCE_NAME: 'web-a' }).then((w) => (base = w.url)),

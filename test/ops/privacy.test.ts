@@ -16,7 +16,7 @@ function forms(secret: string): string[] {
 describe('ops: logs and job data never hold a PIN, a token or message text', function () {
   let stack: Stack;
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120000);
     stack = await startStack({
       name: 'ops-privacy',
       env: {

@@ -20,7 +20,7 @@ describe('ops: graceful shutdown of real processes', function () {
   describe('web node', function () {
     let stack: Stack;
     before(async function () {
-      this.timeout(30000);
+      this.timeout(120000);
       stack = await startStack({ name: 'ops-web-drain', webs: 2, workers: 1 });
     });
     after(async function () {
@@ -81,7 +81,7 @@ describe('ops: graceful shutdown of real processes', function () {
   describe('workers under load', function () {
     let stack: Stack;
     before(async function () {
-      this.timeout(30000);
+      this.timeout(120000);
       stack = await startStack({ name: 'ops-worker-drain', webs: 1, workers: 0 });
       await Promise.all([stack.addWorker({ INSTANCE_NAME: 'worker-a' }), stack.addWorker({ INSTANCE_NAME: 'worker-b' })]);
     });
@@ -130,7 +130,7 @@ describe('ops: a worker stopping in the middle of a job', function () {
   let stack: Stack;
   let gateway: HoldingGateway;
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120000);
     gateway = await startHoldingGateway();
     stack = await startStack({ name: 'ops-midjob', webs: 1, workers: 0, env: { ...evolutionEnv(gateway.url), STALLED_INTERVAL_MS: '500' } });
   });

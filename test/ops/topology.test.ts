@@ -11,7 +11,7 @@ describe('ops: the compose topology as processes (2 webs, 2 workers)', function 
   let webs: ServiceProcess[] = [];
   let socket: Socket | undefined;
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120000);
     stack = await startStack({ name: 'ops-topology', webs: 0, workers: 0, env: { ...ADMIN, METRICS_INTERVAL_MS: '200' } });
     webs = await Promise.all([stack.addWeb({ INSTANCE_NAME: 'web1' }), stack.addWeb({ INSTANCE_NAME: 'web2' })]);
     await Promise.all([stack.addWorker({ INSTANCE_NAME: 'worker1' }), stack.addWorker({ INSTANCE_NAME: 'worker2' })]);
