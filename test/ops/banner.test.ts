@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { redisAddress } from '../../src/bin/banner.js';
 import { eventually } from '../helpers/http.js';
 import { freePort, startProcess, stopProcess } from '../helpers/processes.js';
-import { uniquePrefix } from '../helpers/redis.js';
+import { cleanPrefix, uniquePrefix } from '../helpers/redis.js';
 
 describe('ops: start-up banner', function () {
   this.timeout(40000);
@@ -12,6 +12,21 @@ describe('ops: start-up banner', function () {
   it('shows a Redis address without its credentials', function () {
     expect(redisAddress('rediss://user:s3cret@redis.example.com:6380/2')).to.equal('rediss://redis.example.com:6380/2');
     expect(redisAddress('redis://:s3cret@10.0.0.5')).to.equal('redis://10.0.0.5:6379');
+  });
+
+  it('warns that the webhook is open only when no webhook method is set (WEBHOOK_BEARER_KEY is one)', async function () {
+    const OPEN = /anyone who can reach the webhook can sign in as anyone/;
+    const prefix = uniquePrefix('banner-hook');
+    const start = (env: Record<string, string>) => startProcess('web', { KEY_PREFIX: prefix, ...env });
+    const [keyed, open] = await Promise.all([start({ WEBHOOK_BEARER_KEY: 'a-bearer-key-of-enough-length' }), start({})]);
+    try {
+      await Promise.all([keyed.waitForOutput(/key prefix/), open.waitForOutput(/key prefix/)]);
+      expect(keyed.output()).not.to.match(OPEN);
+      expect(open.output()).to.match(OPEN);
+    } finally {
+      await Promise.all([stopProcess(keyed), stopProcess(open)]);
+      await cleanPrefix(prefix);
+    }
   });
 
   it('prints URL, roles, provider, Redis host (no password), dashboard and key prefix', async function () {
