@@ -101,6 +101,11 @@ function interactionFlow(flow: Extract<PageFlow, { kind: 'interaction' }>): Flow
             wait = Math.min(wait * 2, 10_000); // offline for a moment: try again, less often
             continue;
           }
+          // the network's budget of sign-in polls is spent (many pages behind one address): wait as told
+          if (res.status === 429) {
+            wait = Math.min(Math.max(1, Number(res.headers.get('retry-after')) || 1) * 1000, 60_000);
+            continue;
+          }
           wait = 1000;
           // the provider's reasons are technical ("interaction session id cookie not found"): said after the way on
           if (!res.ok) return { kind: 'error', message: `This sign-in can't go on here: please start again from the app. (${body.message ?? `HTTP ${res.status}`})` };
