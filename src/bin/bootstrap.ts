@@ -1,4 +1,5 @@
 import { ConfigError, DEV_SECRET_IN_USE, loadConfig, shortRetryWindows, webhookIsOpen, type Config } from '../config.js';
+import { redisFault } from '../errors.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createProcessMetrics, type ProcessMetrics } from '../observability/metrics.js';
 import { startSnapshotPublisher, type SnapshotPublisher } from '../observability/snapshots.js';
@@ -44,10 +45,14 @@ export function bootstrap(role: Role): Bootstrapped {
   }
   for (const warning of shortRetryWindows(config)) log.warn(warning);
   const services = createServices(config, log, role);
-  // never expected (every Redis fault is caught where it happens): the stack says where to look
-  process.on('unhandledRejection', (reason) =>
-    log.error('unhandled rejection', { error: String(reason), stack: reason instanceof Error ? reason.stack : undefined }),
-  );
+  // A Redis fault here is a command a library sent without awaiting it (the sharded Socket.IO
+  // adapter's SSUBSCRIBE / SUNSUBSCRIBE during a cluster failover; ioredis subscribes again on
+  // reconnect): a warning with its kind. Anything else was never expected: the stack says where.
+  process.on('unhandledRejection', (reason) => {
+    const fault = redisFault(reason);
+    if (fault !== null) log.warn('background Redis command failed', { fault, error: String(reason) });
+    else log.error('unhandled rejection', { error: String(reason), stack: reason instanceof Error ? reason.stack : undefined });
+  });
   const metrics = createProcessMetrics({ web: role !== 'worker', worker: role !== 'web' });
   metrics.setReplicaDegradedSource(() => services.replicas.degraded());
   const snapshots = startSnapshotPublisher({

@@ -137,7 +137,12 @@ describe('redis: a cluster primary killed during steady logins (3+3 cluster)', f
     const causes = new Set([...output.matchAll(/store unavailable.*?"error":"([^"]{0,60})/g)].map((m) => m[1]));
     // eslint-disable-next-line no-console
     console.log(`      causes of the 503s: ${JSON.stringify([...causes])}`);
-    expect(output, 'unhandled rejections').not.to.match(/unhandled rejection/);
+    // the Socket.IO adapter's un-awaited commands that failed meanwhile: logged as Redis faults, counted here
+    const background = output.split('\n').filter((l) => /background Redis command failed/.test(l)).length;
+    // eslint-disable-next-line no-console
+    console.log(`      background Redis commands that failed (warn): ${background}`);
+    const unhandled = output.split('\n').filter((l) => /unhandled rejection/.test(l));
+    expect(unhandled.slice(0, 3), 'unhandled rejections that are not Redis faults').to.deep.equal([]);
     expect(output, 'requests answered 500').not.to.match(/"request failed"|request failed/);
     expect(rawStackLines(output), 'stack traces').to.deep.equal([]);
   });
