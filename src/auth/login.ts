@@ -1,13 +1,13 @@
 import type { Keys } from '../redis/keys.js';
 import type { Scripts } from '../redis/scripts.js';
-import type { InboundJob } from '../queues/jobs.js';
+import type { InboundJob } from '../chat/message.js';
 import { chatIntent } from '../chat/intent.js';
 import { identitiesOf, identityState } from '../identity/identities.js';
 import { LoginChain } from './login-chain.js';
 import { emojiHash } from '../registrations/emoji.js';
-import { newShortId, newUserId } from './ids.js';
-import { parseLoginResult, type LoginResult } from './login-result.js';
-import { decodeOrigin, type Origin } from './origin.js';
+import { newShortId, newUserId } from '../ids.js';
+import { parseLoginResult, type LoginResult } from '../registrations/login-result.js';
+import { decodeOrigin, type Origin } from '../registrations/origin.js';
 import { parseRoles } from './roles.js';
 import { MAX_SESSIONS_PER_USER, type Sessions } from './sessions.js';
 import type { TokenService } from './tokens.js';

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { VERIFIED_ACCESS_TOKENS } from '../config.js';
 import { AppError } from '../errors.js';
 import { remembered } from '../remembered.js';
-import { newShortId } from './ids.js';
+import { newShortId } from '../ids.js';
 import type { KeyRing } from './key-ring.js';
 
 /**

@@ -1,4 +1,4 @@
-import { emojiFromChat } from '../messaging/pin-text.js';
+import { emojiFromChat } from './pin-text.js';
 import { ANSWERS } from './catalogue.js';
 
 /**

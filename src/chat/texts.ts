@@ -1,4 +1,4 @@
-import type { Origin } from '../auth/origin.js';
+import type { Origin } from '../registrations/origin.js';
 import type { ChatConfig } from '../config.js';
 import { fill } from './catalogue.js';
 

@@ -1,5 +1,5 @@
 import { parseBearer } from '../auth/bearer.js';
-import { originOf } from '../auth/origin.js';
+import { originOf } from '../registrations/origin.js';
 import type { TokenClaims } from '../auth/tokens.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';

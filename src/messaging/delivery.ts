@@ -1,5 +1,5 @@
 import type { RedisClient } from '../redis/connection.js';
-import type { OutboundKind } from '../queues/jobs.js';
+import type { OutboundKind } from '../chat/message.js';
 import type { Keys } from '../redis/keys.js';
 import type { Scripts, Step } from '../redis/scripts.js';
 import type { DeliveryStatus, StatusUpdate } from './inbound-shapes.js';

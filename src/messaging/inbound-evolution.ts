@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { InboundMessage } from '../queues/jobs.js';
+import type { InboundMessage } from '../chat/message.js';
 import {
   collected,
   done,

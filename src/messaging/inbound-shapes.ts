@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { canonicalPhone } from '../identity/phone.js';
-import type { InboundMessage } from '../queues/jobs.js';
+import type { InboundMessage } from '../chat/message.js';
 
 /**
  * The normalised forms of webhook bodies and the helpers both gateways' readers share (see

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { InboundJob, InboundMessage } from '../queues/jobs.js';
-import { partitionList, partitionOf } from '../queues/partitions.js';
+import type { InboundJob, InboundMessage } from '../chat/message.js';
+import { partitionList, partitionOf } from './partitions.js';
 
 /**
  * Stores accepted messages in Redis, the web's only write per webhook. The messages of one

@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../queues/jobs.js';
+import type { InboundMessage } from '../chat/message.js';
 import { USER_PREFIX } from './providers/cloud.js';
 
 /**

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type Koa from 'koa';
 import type { default as Provider, Interaction as InteractionDetails } from 'oidc-provider';
-import { parseLoginResult } from '../auth/login-result.js';
-import { originOf } from '../auth/origin.js';
+import { parseLoginResult } from '../registrations/login-result.js';
+import { originOf } from '../registrations/origin.js';
 import type { OidcConfig } from '../config.js';
 import { AppError } from '../errors.js';
 import type { AppState } from '../http/context.js';

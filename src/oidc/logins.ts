@@ -1,4 +1,4 @@
-import { decodeOrigin, encodeOrigin, type Origin } from '../auth/origin.js';
+import { decodeOrigin, encodeOrigin, type Origin } from '../registrations/origin.js';
 import type { SessionView } from '../auth/sessions.js';
 import type { RedisClient } from '../redis/connection.js';
 import type { Keys } from '../redis/keys.js';

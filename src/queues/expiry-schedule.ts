@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { ExpiryJob } from './jobs.js';
+import type { ExpiryScheduler } from '../registrations/service.js';
 
 /** How long after its second ends the sweep runs: room for a little clock skew between hosts. */
 const AFTER_SECOND_MS = 20;
@@ -13,7 +14,7 @@ export const expiryJobId = (second: number): string => `x-${second}`;
  * remembered in-process, so a busy second costs Redis one add per node, not one per
  * registration (a duplicate add still writes a `duplicated` event to the queue's stream).
  */
-export class ExpirySchedule {
+export class ExpirySchedule implements ExpiryScheduler {
   /** second → its add (settled or in flight); seconds already past are dropped */
   private readonly added = new Map<number, Promise<unknown>>();
 

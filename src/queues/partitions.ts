@@ -1,4 +1,5 @@
 import { QUEUE } from './jobs.js';
+import { partitionList, partitionOf } from '../messaging/partitions.js';
 
 /**
  * The inbound path in N partitions (INBOUND_PARTITIONS): intake stream k, its pump, and inbound
@@ -11,18 +12,11 @@ import { QUEUE } from './jobs.js';
  * The `outbound` queue splits the same way (OUTBOUND_PARTITIONS, by default as many as
  * INBOUND_PARTITIONS): a job goes to the queue of its job id's hash, so a repeated add under
  * the same id (a retried reply, an Idempotency-Key) finds the same queue and stays one job.
+ * Which partition a message or job falls in is messaging's (src/messaging/partitions.ts): the
+ * intake splits by it before any queue sees the message.
  */
 
-/** FNV-1a over the UTF-16 units of the id: cheap, stable across processes and releases. */
-export function partitionOf(messageId: string, partitions: number): number {
-  if (partitions <= 1) return 0;
-  let h = 0x811c9dc5;
-  for (let i = 0; i < messageId.length; i++) {
-    h ^= messageId.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0) % partitions;
-}
+export { partitionList, partitionOf };
 
 /** Queue `base` of partition k: `base`, then `base-1`, `base-2`, … (partition 0 keeps the old name). */
 const partitionName = (base: string, partition: number): string => (partition === 0 ? base : `${base}-${partition}`);
@@ -35,6 +29,3 @@ export const outboundQueueName = (partition: number): string => partitionName(QU
 
 /** Whether a queue name is one of the inbound partitions. */
 export const isInbound = (queue: string): boolean => queue === QUEUE.inbound || queue.startsWith(`${QUEUE.inbound}-`);
-
-/** 0 … n-1 */
-export const partitionList = (partitions: number): number[] => Array.from({ length: Math.max(1, partitions) }, (_, k) => k);

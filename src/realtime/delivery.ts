@@ -1,5 +1,5 @@
 import type { Server, Socket } from 'socket.io';
-import type { LoginResult } from '../auth/login-result.js';
+import type { LoginResult } from '../registrations/login-result.js';
 import { AppError } from '../errors.js';
 import {
   registrationRoom,

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../errors.js';
-import type { LoginResult } from '../auth/login-result.js';
+import type { LoginResult } from '../registrations/login-result.js';
 
 /** Socket.IO event names and their payloads (README "Real-time events"), as clients see them. */
 export const CLIENT_EVENTS = { registerPin: 'register-pin', cancelAuth: 'cancel-auth' } as const;

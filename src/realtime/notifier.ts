@@ -1,6 +1,6 @@
 import { Emitter } from '@socket.io/redis-emitter';
 import type { RedisClient } from '../redis/connection.js';
-import type { LoginResult } from '../auth/login-result.js';
+import type { LoginResult } from '../registrations/login-result.js';
 import { INTERNAL_EVENTS } from './events.js';
 
 /**

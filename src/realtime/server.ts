@@ -3,7 +3,7 @@ import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
 import { connect, type RedisClient } from '../redis/connection.js';
 import type { Services } from '../services.js';
-import { originOf, type Origin } from '../auth/origin.js';
+import { originOf, type Origin } from '../registrations/origin.js';
 import { deliverAwaiting, deliverEnded, deliverExpiry, deliverLogin, isLoginResult } from './delivery.js';
 import { INTERNAL_EVENTS } from './events.js';
 import { createHandlers } from './handlers.js';

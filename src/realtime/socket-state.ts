@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io';
-import { originOf, type Origin } from '../auth/origin.js';
+import { originOf, type Origin } from '../registrations/origin.js';
 import { registrationRoom } from './events.js';
 
 /**

@@ -3,16 +3,15 @@ import { AppError } from '../errors.js';
 import { ACTIVE_BUCKETS, type Keys } from '../redis/keys.js';
 import { cancelCleanupSteps, cancelSteps, checkSteps, registerSteps } from './steps.js';
 import type { Scripts } from '../redis/scripts.js';
-import type { ExpirySchedule } from '../queues/expiry-schedule.js';
-import { newShortId } from '../auth/ids.js';
+import { newShortId } from '../ids.js';
 import type { RegistrationPolicy } from '../config.js';
 import type { BudgetSet, Limits } from '../security/limits.js';
 import type { ProbeVia, Probes } from '../security/probes.js';
 import { emojiHash, normalEmojiHash } from './emoji.js';
 import { deriveEmojiStrings, drawEmojiStrings, drawnBits } from './emoji-alphabet.js';
 import { pinBits, type PinHasher } from './pin.js';
-import { parseLoginResult, type LoginResult } from '../auth/login-result.js';
-import { encodeOrigin, type Origin } from '../auth/origin.js';
+import { parseLoginResult, type LoginResult } from './login-result.js';
+import { encodeOrigin, type Origin } from './origin.js';
 
 /** The registration state machine (pending → verified | expired | cancelled), shared by HTTP and sockets. */
 export interface RegisterOutcome {
@@ -74,13 +73,21 @@ const CANCEL_ROUNDS = 3;
 
 type ScriptAnswer = string[];
 
+/**
+ * What a registration needs of the expiry sweep: that the second it ends in gets swept. Declared
+ * here and implemented by the queues' ExpirySchedule (src/queues/expiry-schedule.ts), which sits above.
+ */
+export interface ExpiryScheduler {
+  ensure(expiresAt: number): Promise<void>;
+}
+
 export class Registrations {
   constructor(
     private readonly redis: RedisClient,
     private readonly scripts: Scripts,
     private readonly keys: Keys,
     private readonly hasher: PinHasher,
-    private readonly expiry: ExpirySchedule,
+    private readonly expiry: ExpiryScheduler,
     private readonly limits: Limits,
     private readonly probes: Probes,
     private readonly settings: RegistrationSettings,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { LoginResult } from '../../src/auth/login-result.js';
+import type { LoginResult } from '../../src/registrations/login-result.js';
 import { LoginChain } from '../../src/auth/login-chain.js';
 import { LoginProcessor } from '../../src/auth/login.js';
 import { loadConfig } from '../../src/config.js';

@@ -1,7 +1,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { LoginProcessor, type IdentityChanges, type LoginOutcome } from '../../auth/login.js';
 import { identitiesOf } from '../../identity/identities.js';
-import { emojiFromChat } from '../../messaging/pin-text.js';
+import { emojiFromChat } from '../../chat/pin-text.js';
 import type { Step } from '../../redis/scripts.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { Services } from '../../services.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { describeDevice, maskIp, originOf, encodeOrigin, decodeOrigin } from '../../../src/auth/origin.js';
+import { describeDevice, maskIp, originOf, encodeOrigin, decodeOrigin } from '../../../src/registrations/origin.js';
 import { chatIntent } from '../../../src/chat/intent.js';
 import { replyText } from '../../../src/chat/texts.js';
 import { ConfigError, loadConfig } from '../../../src/config.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { emojiFromChat } from '../../../src/messaging/pin-text.js';
+import { emojiFromChat } from '../../../src/chat/pin-text.js';
 import { emojiClusters, emojiHash, isEmojiString, normaliseEmoji } from '../../../src/registrations/emoji.js';
 
 /** Emoji strings: what counts as one, how both sides of a match are normalised. */

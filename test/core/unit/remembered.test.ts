@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { describeDevice, maskIp, originOf } from '../../../src/auth/origin.js';
+import { describeDevice, maskIp, originOf } from '../../../src/registrations/origin.js';
 import { remembered } from '../../../src/remembered.js';
 
 /** Answers of a pure function remembered, bounded (src/remembered.ts): origins, IP groups, emoji. */

@@ -1,0 +1,119 @@
+import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../helpers/processes.js';
+
+/**
+ * Dependencies point down (docs/development.md, "Layers"): a module imports only from its own
+ * layer or the ones below it, and no file reaches itself through its imports. Read from the
+ * source's import lines, type-only imports included: a type is a dependency too.
+ */
+
+/** Lowest first. A folder of src/, a root file, or one file that sits apart from its folder. */
+const LAYERS: string[][] = [
+  ['errors.ts', 'remembered.ts', 'ids.ts', 'config.ts'],
+  ['redis'],
+  // what every layer writes its lines to; the rest of observability reads every layer (below)
+  ['observability/logger.ts'],
+  ['security'],
+  ['identity'],
+  ['registrations'],
+  ['chat'],
+  ['validation'],
+  ['auth'],
+  ['messaging'],
+  // the workers reach sockets through realtime's notifier
+  ['realtime'],
+  ['queues'],
+  // the OpenID logins' store: a sign-out ends them without the provider
+  ['oidc/logins.ts'],
+  ['services.ts'],
+  // metrics implement the lower layers' hooks (ProbeSink, the inbound worker's outcomes)
+  ['observability'],
+  ['openapi'],
+  ['http'],
+  ['demo'],
+  ['oidc'],
+  ['bin'],
+];
+
+/** Upward imports kept on purpose, `from → to` (paths under src/), each with why. */
+const EXCEPTIONS: Record<string, string> = {
+  'config.ts → chat/catalogue.ts': 'config checks CHAT_TEXTS at start against the catalogue, a leaf with no imports',
+  'config.ts → auth/key-material.ts': 'config reads the signing keys at start with their parser, a leaf with no imports',
+  'http/app.ts → demo/routes.ts': 'the app is where the web role mounts every route, the login page among them',
+  'queues/intake-pump.ts → services.ts': 'type only: the process-wide service bag; one narrow interface per consumer is a larger change',
+  'queues/worker-host.ts → services.ts': 'type only: the process-wide service bag',
+  'queues/workers/expiry.ts → services.ts': 'type only: the process-wide service bag',
+  'queues/workers/inbound.ts → services.ts': 'type only: the process-wide service bag',
+  'realtime/handlers.ts → services.ts': 'type only: the process-wide service bag',
+  'realtime/server.ts → services.ts': 'type only: the process-wide service bag',
+};
+
+const SRC = path.join(ROOT, 'src');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return sources(full);
+    return e.name.endsWith('.ts') ? [path.relative(SRC, full).split(path.sep).join('/')] : [];
+  });
+}
+
+/** `import … from './x.js'`, `export … from './x.js'`, `import('./x.js')`: relative ones only. */
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(path.join(SRC, file), 'utf8');
+  return [...text.matchAll(IMPORT)].map((m) => {
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), m[1] ?? m[2]!));
+    return target.replace(/\.js$/, '.ts');
+  });
+}
+
+function layerOf(file: string): number {
+  const folder = file.includes('/') ? file.slice(0, file.indexOf('/')) : file;
+  const own = LAYERS.findIndex((l) => l.includes(file));
+  const layer = own >= 0 ? own : LAYERS.findIndex((l) => l.includes(folder));
+  if (layer < 0) throw new Error(`src/${file} is in no layer: add its folder to LAYERS and docs/development.md`);
+  return layer;
+}
+
+describe('ops: dependencies point down', function () {
+  const files = sources(SRC);
+  const edges = files.flatMap((from) => importsOf(from).filter((to) => !to.startsWith('../')).map((to) => ({ from, to })));
+
+  it('reads the import lines (the known exceptions are found)', function () {
+    expect(edges.length).to.be.greaterThan(300);
+    const seen = new Set(edges.map((e) => `${e.from} → ${e.to}`));
+    const stale = Object.keys(EXCEPTIONS).filter((k) => !seen.has(k));
+    expect(stale, 'exceptions no longer imported: remove them').to.deep.equal([]);
+  });
+
+  it('no module imports from a layer above its own, except the listed ones', function () {
+    const upward = edges
+      .filter(({ from, to }) => layerOf(to) > layerOf(from))
+      .map(({ from, to }) => `${from} → ${to}`)
+      .filter((k) => !(k in EXCEPTIONS));
+    expect(upward, 'move the shared type or function down to the layer that owns it, or declare an interface below').to.deep.equal([]);
+  });
+
+  it('no import circles', function () {
+    const next = new Map<string, string[]>();
+    for (const { from, to } of edges) next.set(from, [...(next.get(from) ?? []), to]);
+    const state = new Map<string, 'open' | 'done'>();
+    const circles: string[] = [];
+    const visit = (file: string, trail: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        circles.push([...trail.slice(trail.indexOf(file)), file].join(' → '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const to of next.get(file) ?? []) visit(to, [...trail, file]);
+      state.set(file, 'done');
+    };
+    for (const file of files) visit(file, []);
+    expect([...new Set(circles)]).to.deep.equal([]);
+  });
+});
