@@ -2,16 +2,12 @@ import { expect } from 'chai';
 import type { LoginResult } from '../../src/registrations/login-result.js';
 import { LoginChain } from '../../src/auth/login-chain.js';
 import { LoginProcessor } from '../../src/auth/login.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/observability/logger.js';
 import type { InboundJob } from '../../src/queues/jobs.js';
-import { waitReady } from '../../src/redis/connection.js';
 import type { Caller } from '../../src/registrations/service.js';
 import { emojiHash } from '../../src/registrations/emoji.js';
-import { createServices, type Services } from '../../src/services.js';
+import type { Services } from '../../src/services.js';
 import { randomEmoji, randomPhone, randomPin } from '../helpers/flow.js';
-import { RELAXED_LIMITS } from '../helpers/processes.js';
-import { cleanPrefix, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { startServices, stopServices } from '../helpers/services.js';
 import { TEST_JWT_SECRET } from './support.js';
 
 const me: Caller = { ip: '127.0.0.1', via: 'http' };
@@ -38,15 +34,9 @@ describe('core: the login chain cut between any two steps finishes on retry', fu
   let services: Services;
   const settings = (confirm: boolean) => ({ graceSeconds: 120, confirm, stepwise: true });
   before(async function () {
-    const config = loadConfig({ ...RELAXED_LIMITS, KEY_PREFIX: uniquePrefix('core-steps'), REDIS_URL, JWT_SECRET: TEST_JWT_SECRET });
-    services = createServices(config, createLogger({ level: 'error', production: false, role: 'test', instance: 'test' }), 'test');
-    await waitReady(services.redis, 5000);
-    await services.ready();
+    services = await startServices('core-steps', { JWT_SECRET: TEST_JWT_SECRET });
   });
-  after(async function () {
-    await services?.close();
-    if (services) await cleanPrefix(services.keys.prefix);
-  });
+  after(async () => stopServices(services));
 
   const job = (phone: string, text: string): InboundJob => ({
     message: { provider: 'evolution', id: randomPin().slice(4), phone, text, displayName: 'Step Wise' },

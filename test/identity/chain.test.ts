@@ -1,15 +1,11 @@
 import { expect } from 'chai';
 import { LoginChain } from '../../src/auth/login-chain.js';
 import { LoginProcessor, type LoginOutcome } from '../../src/auth/login.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/observability/logger.js';
 import type { InboundJob, InboundMessage } from '../../src/queues/jobs.js';
-import { waitReady } from '../../src/redis/connection.js';
 import type { Caller } from '../../src/registrations/service.js';
-import { createServices, type Services } from '../../src/services.js';
+import type { Services } from '../../src/services.js';
 import { randomEmoji, randomPhone, randomPin } from '../helpers/flow.js';
-import { RELAXED_LIMITS } from '../helpers/processes.js';
-import { cleanPrefix, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { startServices, stopServices } from '../helpers/services.js';
 import { TEST_JWT_SECRET } from '../core/support.js';
 
 const me: Caller = { ip: '127.0.0.1', via: 'http' };
@@ -47,15 +43,9 @@ class RacedChain extends LoginChain {
 describe('identity: the chain steps (confirmation, STOP, racing links)', function () {
   let services: Services;
   before(async function () {
-    const config = loadConfig({ ...RELAXED_LIMITS, KEY_PREFIX: uniquePrefix('id-chain'), REDIS_URL, JWT_SECRET: TEST_JWT_SECRET });
-    services = createServices(config, createLogger({ level: 'error', production: false, role: 'test', instance: 'test' }), 'test');
-    await waitReady(services.redis, 5000);
-    await services.ready();
+    services = await startServices('id-chain', { JWT_SECRET: TEST_JWT_SECRET });
   });
-  after(async function () {
-    await services?.close();
-    if (services) await cleanPrefix(services.keys.prefix);
-  });
+  after(async () => stopServices(services));
 
   const job = (sender: Partial<InboundMessage>, text: string): InboundJob => ({
     message: { provider: 'evolution', id: randomPin().slice(4), phone: null, text, displayName: 'Ida Lid', ...sender },
