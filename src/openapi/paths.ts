@@ -51,12 +51,14 @@ const webhook = (path: string, summary: string, params?: Record<string, string>)
   description:
     'Answered once the events are stored in Redis; a worker matches logins. Authenticated by `X-Hub-Signature-256` (WEBHOOK_SECRET), an ' +
     'Evolution API JWT (WEBHOOK_JWT_KEY), a static bearer key (WEBHOOK_BEARER_KEY) or the path secret (WEBHOOK_PATH_SECRET). ' +
-    'Events that are not logins are answered 200 and counted as ignored; a body over 1 MiB is dropped with a 200.',
+    'Header credentials are checked before the body is read (401 unread); a signed body is hashed as it arrives. Events that are not logins are ' +
+    'answered 200 and counted as ignored; an authenticated body over 1 MiB is dropped with a 200 (a gateway would retry a 413); too many ' +
+    'requests at once from one network, or unverified bytes over the node\'s budget, are 429.',
   auth: 'webhook',
   ...(params ? { params } : {}),
   body: { type: 'object', description: 'the gateway event as the gateway sends it (see docs/gateways.md)' },
   ok: { description: 'received', schema: res.webhookReceiptSchema },
-  errors: ['AUTHENTICATION_FAILED', 'NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'NETWORK_ERROR'],
+  errors: ['AUTHENTICATION_FAILED', 'NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED', 'NETWORK_ERROR'],
 });
 
 export const ROUTES: RouteDoc[] = [
