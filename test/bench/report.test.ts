@@ -20,7 +20,7 @@ interface Report {
     crypto: { es256Sign: number; hmacToken: number; hmacPin: number; sha256Emoji: number; hmacWebhook: number };
     ingestion: Side & { accepted: number; lost: number; ratio: number };
     login: {
-      latency: Array<{ rate: number; clients: number; missing: number; saturated: boolean; legs: { jobs: number; accept: { p50: number }; delivery: { p50: number } } }>;
+      latency: Array<{ rate: number; clients: number; missing: number; saturated: boolean; legs: { jobs: number } & Record<'accept' | 'intake' | 'queued' | 'worker' | 'delivery', { p50: number }> }>;
       workers: Array<{ workers: number; loggedIn: number; logins: number; redisCommandsPerLogin: number; perSecond: number; runs: number[] }>;
     };
     cost: Array<{ mode: string; loggedIn: number; logins: number; messagesPerLogin: number; redisCommandsPerLogin: number }>;
