@@ -46,8 +46,9 @@ export function bootstrap(role: Role): Bootstrapped {
   for (const warning of shortRetryWindows(config)) log.warn(warning);
   const services = createServices(config, log, role);
   // A Redis fault here is a command a library sent without awaiting it (the sharded Socket.IO
-  // adapter's SSUBSCRIBE / SUNSUBSCRIBE during a cluster failover; ioredis subscribes again on
-  // reconnect): a warning with its kind. Anything else was never expected: the stack says where.
+  // adapter's SSUBSCRIBE / SUNSUBSCRIBE are observed where we hand it the client:
+  // realtime/room-subscriptions.ts): a warning with its kind. Anything else was never expected:
+  // the stack says where.
   process.on('unhandledRejection', (reason) => {
     const fault = redisFault(reason);
     if (fault !== null) log.warn('background Redis command failed', { fault, error: String(reason) });

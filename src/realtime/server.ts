@@ -1,6 +1,8 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
+import { Cluster } from 'ioredis';
+import { redisFault } from '../errors.js';
 import { connect, type RedisClient } from '../redis/connection.js';
 import type { Services } from '../services.js';
 import { originOf, type Origin } from '../registrations/origin.js';
@@ -11,6 +13,7 @@ import { initSocketData } from './socket-state.js';
 import { EventThrottle } from './throttle.js';
 import { clientIp } from '../security/client-ip.js';
 import { socketAdmission } from './admission.js';
+import { observeRoomSubscriptions } from './room-subscriptions.js';
 
 export interface Realtime {
   io: Server;
@@ -46,6 +49,15 @@ export function attachRealtime(httpServer: HttpServer, services: Services): Real
   // ioredis 6 turns into the same `messageBuffer`/`pmessageBuffer` events the adapter listens to.
   const pub = connect(config.redis, 'subscriber', `pinauth:io-pub:${config.instanceName}`);
   const sub = connect(config.redis, 'subscriber', `pinauth:io-sub:${config.instanceName}`);
+  // A room (un)subscription that failed: its sockets may miss that registration's events on this
+  // node: the client's recheck finds the result (docs/realtime.md, Results a connected socket missed).
+  if (sub instanceof Cluster) {
+    observeRoomSubscriptions(sub, (command, err) => {
+      const fault = redisFault(err);
+      if (fault !== null) log.warn('socket room subscription failed', { command, fault, error: String(err) });
+      else log.error('socket room subscription failed', { command, error: String(err), stack: err instanceof Error ? err.stack : undefined });
+    });
+  }
   const admission = socketAdmission(config, services.limits.group, services.probes);
   const io = new Server(httpServer, {
     serveClient: false,
