@@ -20,6 +20,8 @@ const RAISED_LIMITS: Record<string, string> = {
   RATE_SOCKET_EVENTS_PER_SECOND: '1000000',
   // the load generator is one address with up to --connections webhooks in flight
   WEBHOOK_IN_FLIGHT_PER_IP: '1000000',
+  // and opens every socket of the memory curve (up to 10,000) from that one address
+  SOCKETS_PER_IP: '1000000',
 };
 
 /** A service process's INSTANCE_NAME (its field in the metrics snapshots) from its name here. */
