@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Cluster } from 'ioredis';
 import type { RedisClient } from './connection.js';
+import { argValue, PhasePlans, type ScriptArg, type StepArg } from './phase-plans.js';
 
-/** A script's argument as ioredis sends it. */
-export type ScriptArg = string | number;
+export { fixed, type ScriptArg, type StepArg } from './phase-plans.js';
 
 /**
  * The Lua scripts (src/redis/scripts/**.lua, copied beside the build) registered on a client.
@@ -79,12 +79,15 @@ const PHASES = {
 } as const satisfies Record<string, readonly StepName[]>;
 export type PhaseName = keyof typeof PHASES;
 
-/** One step of a request: which step, on which keys (one slot), with which arguments. */
+/**
+ * One step of a request: which step, on which keys (one slot), with which arguments (those
+ * marked `fixed` are the same on every request of the shape: phase-plans.ts).
+ */
 export interface Step {
   step: StepName;
   keys: readonly string[];
   /** may be shared by every request of a kind (read-only) */
-  args: readonly ScriptArg[];
+  args: readonly StepArg[];
 }
 type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
 
@@ -109,14 +112,15 @@ function stepSource(step: StepName): string {
 
 /**
  * A phase's steps composed into one script: each step's source becomes a function of (KEYS,
- * ARGV); the runner reads which steps to run from ARGV.
+ * ARGV). `prologue`, a plan's (phase-plans.ts), runs before the runner and writes its PLAN; without
+ * one the runner reads the steps from ARGV.
  */
-function phaseSource(phase: PhaseName): string {
+function phaseSource(phase: PhaseName, prologue = 'local PLAN = nil\n'): string {
   const steps: readonly StepName[] = PHASES[phase];
   const budgets = steps.some((s) => WITH_BUDGETS.has(s)) ? budgetLibrary : '';
   const bodies = steps.map((s) => `STEPS['${s}'] = function(KEYS, ARGV)\n${read(`steps/${s}`)}\nend\n`);
   // the first line names the phase's steps: fault tests recognise its EVAL by it (scriptMarker)
-  return `-- STEPS['${steps.join(',')}']\n${budgets}local STEPS = {}\n${bodies.join('')}${runner}`;
+  return `-- STEPS['${steps.join(',')}']\n${budgets}local STEPS = {}\n${bodies.join('')}${prologue}${runner}`;
 }
 
 export type ScriptId = ScriptName | PhaseName | `step:${StepName}`;
@@ -141,14 +145,21 @@ const commandName = (id: ScriptId): string => 'pinauth_' + id.replace(/[-:]/g, '
 export interface ScriptsOptions {
   /** run every step as a call of its own even on a single Redis (tests of the cluster path) */
   split?: boolean;
+  /** compile phases with fixed arguments into plans (default); false: every phase call sends them all (tests) */
+  plans?: boolean;
 }
 
 export class Scripts {
   /** one call per step: on a cluster (a phase's keys live in several slots) */
   readonly split: boolean;
+  /** the phases' compiled plans (one Redis only) */
+  readonly plans: PhasePlans;
+  private readonly planned: boolean;
 
   constructor(private readonly client: RedisClient, opts: ScriptsOptions = {}) {
     this.split = opts.split ?? client instanceof Cluster;
+    this.planned = opts.plans ?? true;
+    this.plans = new PhasePlans(client, (phase, prologue) => phaseSource(phase as PhaseName, prologue));
     for (const name of SCRIPT_NAMES) {
       const declared = DECLARED_KEYS[name];
       // without numberOfKeys, ioredis takes the key count from the call's first argument
@@ -160,7 +171,10 @@ export class Scripts {
   }
 
   private call(id: ScriptId, args: ScriptArg[]): Promise<unknown> {
-    const name = commandName(id);
+    return this.command(commandName(id), args);
+  }
+
+  private command(name: string, args: ScriptArg[]): Promise<unknown> {
     const fn = (this.client as unknown as Record<string, ScriptFn>)[name];
     if (!fn) throw new Error(`script ${name} not defined`);
     return fn.apply(this.client, args);
@@ -185,7 +199,7 @@ export class Scripts {
 
   /** One step on its own (one slot, one call), returning its raw answer. */
   async step(s: Step, carry: string[] = []): Promise<string[]> {
-    return asStrings(s.step, await this.call(`step:${s.step}`, [s.keys.length, ...s.keys, ...s.args, ...carry]));
+    return asStrings(s.step, await this.call(`step:${s.step}`, [s.keys.length, ...s.keys, ...s.args.map(argValue), ...carry]));
   }
 
   /**
@@ -195,10 +209,12 @@ export class Scripts {
   async phase(name: PhaseName, steps: Step[]): Promise<string[]> {
     checkPlan(name, steps);
     if (this.split) return this.stepByStep(steps);
+    const plan = this.planned ? this.plans.plan(name, steps) : null;
+    if (plan) return asStrings(name, await this.command(plan.command, [plan.keys.length, ...plan.keys, ...plan.args]));
     const header: ScriptArg[] = [steps.length];
     for (const s of steps) header.push(s.step, s.keys.length, s.args.length);
     const keys = steps.flatMap((s) => s.keys);
-    return asStrings(name, await this.call(name, [keys.length, ...keys, ...header, ...steps.flatMap((s) => s.args)]));
+    return asStrings(name, await this.call(name, [keys.length, ...keys, ...header, ...steps.flatMap((s) => s.args.map(argValue))]));
   }
 
   /** The runner of lib/steps.lua, a call per step. */

@@ -1,5 +1,5 @@
 import type { Keys } from '../redis/keys.js';
-import type { ScriptArg, Step } from '../redis/scripts.js';
+import { fixed, type StepArg, type Step } from '../redis/scripts.js';
 import type { BudgetSet } from '../security/limits.js';
 
 /**
@@ -11,20 +11,20 @@ import type { BudgetSet } from '../security/limits.js';
 
 /** budget-take's and budget-settle's arguments, made once per kind of request and mode. */
 interface BudgetStepArgs {
-  take: readonly ScriptArg[];
-  settle: readonly ScriptArg[];
+  take: readonly StepArg[];
+  settle: readonly StepArg[];
 }
 
 /** by a kind of request's (shared, read-only) group arguments (limits.ts), one per mode (split or not) */
-const stepArgs = new WeakMap<readonly ScriptArg[], [BudgetStepArgs | undefined, BudgetStepArgs | undefined]>();
+const stepArgs = new WeakMap<readonly StepArg[], [BudgetStepArgs | undefined, BudgetStepArgs | undefined]>();
 
 function budgetStepArgs(b: BudgetSet, split: boolean): BudgetStepArgs {
   let byMode = stepArgs.get(b.groupArgs);
   if (byMode === undefined) stepArgs.set(b.groupArgs, (byMode = [undefined, undefined]));
   const mode = split ? 1 : 0;
   return (byMode[mode] ??= {
-    take: [...b.groupArgs, split ? '1' : '0'],
-    settle: [...b.groupModes, split ? '1' : '0', ...b.groupWindows],
+    take: [...b.groupArgs, fixed(split ? '1' : '0')],
+    settle: [...b.groupModes, fixed(split ? '1' : '0'), ...b.groupWindows],
   });
 }
 
@@ -43,7 +43,7 @@ function settle(b: BudgetSet, split: boolean): Step[] {
 }
 
 export function checkSteps(keys: Keys, b: BudgetSet, pinHash: string, keepMs: number, split: boolean): Step[] {
-  return [...take(b, split), { step: 'check', keys: [keys.registration(pinHash), ...b.pinKeys], args: [...b.pinArgs, keepMs] }, ...settle(b, split)];
+  return [...take(b, split), { step: 'check', keys: [keys.registration(pinHash), ...b.pinKeys], args: [...b.pinArgs, fixed(keepMs)] }, ...settle(b, split)];
 }
 
 export interface RegisterRequest {
@@ -75,18 +75,18 @@ export function registerSteps(keys: Keys, b: BudgetSet, r: RegisterRequest, spli
   const rk = keys.registration(r.pinHash);
   const regKeys = r.attempt ? [rk, keys.attemptDecoy(r.pinHash, r.attempt.tag)] : [rk];
   const retry = r.attempt ? r.attempt.candidates.join(' ') : '';
-  const common: ScriptArg[] = [r.emojiHash, r.mode, r.newPinId, r.ttlMs, r.memoryMs, r.origin, retry];
+  const common: StepArg[] = [r.emojiHash, fixed(r.mode), r.newPinId, fixed(r.ttlMs), fixed(r.memoryMs), r.origin, retry];
   const emoji: Step[] =
     r.emojiHash !== ''
-      ? [{ step: 'emoji', keys: [keys.emoji(r.emojiHash)], args: [r.pinHash, r.emojiHash, 'own', 0] }]
-      : r.candidates.map((e, i) => ({ step: 'emoji', keys: [keys.emoji(e)], args: [r.pinHash, e, 'draw', (r.candidateOffset ?? 0) + i + 1] }));
+      ? [{ step: 'emoji', keys: [keys.emoji(r.emojiHash)], args: [r.pinHash, r.emojiHash, fixed('own'), fixed(0)] }]
+      : r.candidates.map((e, i) => ({ step: 'emoji', keys: [keys.emoji(e)], args: [r.pinHash, e, fixed('draw'), fixed((r.candidateOffset ?? 0) + i + 1)] }));
   return [
     ...take(b, split),
-    { step: 'registration', keys: regKeys, args: ['read', ...common] },
+    { step: 'registration', keys: regKeys, args: [fixed('read'), ...common] },
     ...emoji,
     { step: 'active-add', keys: [keys.active(keys.activeBucket(r.pinHash))], args: [r.pinHash, r.newPinId] },
     // in one script nothing comes between read and write: the write need not decide again
-    { step: 'registration', keys: regKeys, args: [split ? 'write' : 'create', ...common] },
+    { step: 'registration', keys: regKeys, args: [fixed(split ? 'write' : 'create'), ...common] },
   ];
 }
 

@@ -3,7 +3,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 import type { RateLimitConfig } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Keys } from '../redis/keys.js';
-import type { ScriptArg } from '../redis/scripts.js';
+import { fixed, type StepArg } from '../redis/scripts.js';
 import { ipGroup } from './ip-group.js';
 import { remembered } from '../remembered.js';
 
@@ -43,13 +43,16 @@ export interface BudgetSet {
   group: string;
   names: readonly BudgetName[];
   groupKeys: string[];
-  /** Budget descriptions are configuration: the same arrays for every request of a kind (read-only). */
-  groupArgs: readonly ScriptArg[];
+  /**
+   * Budget descriptions are configuration: fixed arguments of a phase plan (phase-plans.ts),
+   * the same arrays for every request of a kind (read-only).
+   */
+  groupArgs: readonly StepArg[];
   /** the mode of each group budget, and its window (ms), for budget-settle */
-  groupModes: readonly ScriptArg[];
-  groupWindows: readonly ScriptArg[];
+  groupModes: readonly StepArg[];
+  groupWindows: readonly StepArg[];
   pinKeys: string[];
-  pinArgs: readonly ScriptArg[];
+  pinArgs: readonly StepArg[];
 }
 
 /** What a kind of request's budgets are, made once: a request adds only its keys. */
@@ -57,10 +60,10 @@ interface BudgetTemplate {
   names: readonly BudgetName[];
   /** per budget, in order: whose it is and its key segment */
   entries: readonly BudgetSpec[];
-  groupArgs: readonly ScriptArg[];
-  groupModes: readonly ScriptArg[];
-  groupWindows: readonly ScriptArg[];
-  pinArgs: readonly ScriptArg[];
+  groupArgs: readonly StepArg[];
+  groupModes: readonly StepArg[];
+  groupWindows: readonly StepArg[];
+  pinArgs: readonly StepArg[];
 }
 
 const REFUSALS: Record<BudgetName, string> = {
@@ -131,11 +134,11 @@ export class Limits {
     return this.budgets(this.templates.none, '', '');
   }
 
-  /** The arguments of a list of budgets (lib/budgets.lua): the index names the budget in a refusal. */
+  /** The arguments of a list of budgets (lib/budgets.lua), all fixed: the index names the budget in a refusal. */
   private template(names: BudgetName[]): BudgetTemplate {
-    const t = { names, entries: names.map((n) => this.specs[n]), groupArgs: [] as ScriptArg[], groupModes: [] as ScriptArg[], groupWindows: [] as ScriptArg[], pinArgs: [] as ScriptArg[] };
+    const t = { names, entries: names.map((n) => this.specs[n]), groupArgs: [] as StepArg[], groupModes: [] as StepArg[], groupWindows: [] as StepArg[], pinArgs: [] as StepArg[] };
     t.entries.forEach((s, i) => {
-      const spec = [s.points, s.windowMs, s.mode, i + 1];
+      const spec = [fixed(s.points), fixed(s.windowMs), fixed(s.mode), fixed(i + 1)];
       if (s.of === 'pin') {
         t.pinArgs.push(...spec);
       } else {
@@ -144,8 +147,8 @@ export class Limits {
         t.groupWindows.push(spec[1]!);
       }
     });
-    t.groupArgs.unshift(t.groupArgs.length / 4);
-    t.pinArgs.unshift(t.pinArgs.length / 4);
+    t.groupArgs.unshift(fixed(t.groupArgs.length / 4));
+    t.pinArgs.unshift(fixed(t.pinArgs.length / 4));
     return t;
   }
 

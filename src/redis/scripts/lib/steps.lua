@@ -4,20 +4,24 @@
 -- a step returning {'>', ...} passes `...` (the carry) on, appended to the next step's ARGV;
 -- {'=', ...} does the same and skips the next steps of the same name (the rest of a list of
 -- alternatives); anything else is the answer. After the last step the carry is the answer.
--- ARGV describes the steps: m, then m × (step name, number of keys, number of args), then every
--- step's args in order; KEYS holds every step's keys in order. PLAN, the steps to run as
--- {name, keys, args} (tables made by this call, so the carry is appended in place).
-local PLAN = {}
-local m = tonumber(ARGV[1])
-local ki, ai = 1, 2 + 3 * m
-for s = 1, m do
-  local at = 2 + (s - 1) * 3
-  local nk, na = tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
-  local keys, args = {}, {}
-  for i = 1, nk do keys[i] = KEYS[ki + i - 1] end
-  for i = 1, na do args[i] = ARGV[ai + i - 1] end
-  PLAN[s] = { ARGV[at], keys, args }
-  ki, ai = ki + nk, ai + na
+-- PLAN, the steps to run as {name, keys, args} (tables made by this call, so the carry is
+-- appended in place): a plan's prologue writes it with its fixed arguments as literals
+-- (src/redis/phase-plans.ts); a call without one describes its steps in ARGV: m, then m ×
+-- (step name, number of keys, number of args), then every step's args in order, and KEYS holds
+-- every step's keys in order.
+if PLAN == nil then
+  PLAN = {}
+  local m = tonumber(ARGV[1])
+  local ki, ai = 1, 2 + 3 * m
+  for s = 1, m do
+    local at = 2 + (s - 1) * 3
+    local nk, na = tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
+    local keys, args = {}, {}
+    for i = 1, nk do keys[i] = KEYS[ki + i - 1] end
+    for i = 1, na do args[i] = ARGV[ai + i - 1] end
+    PLAN[s] = { ARGV[at], keys, args }
+    ki, ai = ki + nk, ai + na
+  end
 end
 -- The carry stays in the answer it came in (after its mark) rather than being copied out.
 local out, skip = { '>' }, nil
