@@ -1,3 +1,4 @@
+import type { SessionInfo } from '@pin-auth/client';
 import { expect } from 'chai';
 import * as oidc from 'openid-client';
 import { randomPhone, randomPin } from '../helpers/flow.js';
@@ -7,17 +8,8 @@ import { ClusterTopology } from '../helpers/redis-topology.js';
 import { startProductionOidc } from './production-stack.js';
 import { RelyingParty, type Chat, type Person } from './relying-party.js';
 
-interface Listed {
-  id: string;
-  kind: string;
-  client?: { id: string; name: string };
-  createdAt: string;
-  lastUsedAt: string;
-  expiresAt: string;
-  device: string;
-  ip: string;
-  current: boolean;
-}
+/** a row of GET /sessions, as the shipped client types it */
+type Listed = SessionInfo;
 
 /**
  * One sign-out means everywhere: an app signed the person in through the provider (openid-client
