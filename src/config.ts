@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { CATALOGUE, LANGUAGES, type ChatTexts, type Language } from './chat/catalogue.js';
-import { parseKeySet, type KeyMaterial, type SigningAlg } from './auth/key-material.js';
+import { CATALOGUE, LANGUAGES, type ChatTexts, type Language } from './chat-catalogue.js';
+import { parseKeySet, type KeyMaterial, type SigningAlg } from './key-material.js';
 
 /**
  * Access tokens already verified, by their exact text: an app polls /profile (and the other

@@ -1,4 +1,4 @@
-import { generateKeyMaterial } from '../../src/auth/key-material.js';
+import { generateKeyMaterial } from '../../src/key-material.js';
 import { KeyRing } from '../../src/auth/key-ring.js';
 import { PinHasher } from '../../src/registrations/pin.js';
 import { normalEmojiHash } from '../../src/registrations/emoji.js';

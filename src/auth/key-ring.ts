@@ -11,7 +11,7 @@ import {
   type KeyMaterial,
   type PublicJwk,
   type SigningAlg,
-} from './key-material.js';
+} from '../key-material.js';
 
 /**
  * The keys tokens are signed and verified with, each prepared once: its KeyObject, its JOSE

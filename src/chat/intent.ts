@@ -1,5 +1,5 @@
 import { emojiFromChat } from './pin-text.js';
-import { ANSWERS } from './catalogue.js';
+import { ANSWERS } from '../chat-catalogue.js';
 
 /**
  * What a person's chat message asks for: a sign-in code, an answer to the confirmation

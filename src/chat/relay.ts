@@ -1,6 +1,6 @@
 import type { ChatConfig } from '../config.js';
 import { emojiClusters } from '../registrations/emoji.js';
-import { fill } from './catalogue.js';
+import { fill } from '../chat-catalogue.js';
 import { chatIntent } from './intent.js';
 
 /**

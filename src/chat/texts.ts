@@ -1,6 +1,6 @@
 import type { Origin } from '../registrations/origin.js';
 import type { ChatConfig } from '../config.js';
-import { fill } from './catalogue.js';
+import { fill } from '../chat-catalogue.js';
 
 /** The reply texts, filled in: what each kind of chat reply says. */
 export type ReplyKind = 'signed-in' | 'unknown-code' | 'confirm' | 'which-one' | 'denied' | 'nothing-to-confirm' | 'signed-out' | 'cannot-sign-in';

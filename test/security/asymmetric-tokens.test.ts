@@ -1,7 +1,7 @@
 import { createHmac, sign } from 'node:crypto';
 import { expect } from 'chai';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { generateKeyMaterial, privateJwk, type KeyMaterial } from '../../src/auth/key-material.js';
+import { generateKeyMaterial, privateJwk, type KeyMaterial } from '../../src/key-material.js';
 import { fullLogin, type LoginBody } from '../helpers/flow.js';
 import { get, post } from '../helpers/http.js';
 import { startStack, stopProcess, type Stack } from '../helpers/processes.js';

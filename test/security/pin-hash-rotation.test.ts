@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { generateKeyMaterial, privateJwk } from '../../src/auth/key-material.js';
+import { generateKeyMaterial, privateJwk } from '../../src/key-material.js';
 import { randomEmoji, randomPhone, randomPin, sendChat } from '../helpers/flow.js';
 import { eventually, post } from '../helpers/http.js';
 import { startStack, stopProcess, type Stack } from '../helpers/processes.js';

@@ -1,7 +1,7 @@
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import { generateKeyMaterial, parseKeySet, privateJwk, type AsymmetricAlg } from '../../../src/auth/key-material.js';
+import { generateKeyMaterial, parseKeySet, privateJwk, type AsymmetricAlg } from '../../../src/key-material.js';
 import { KeyRing } from '../../../src/auth/key-ring.js';
 import { TokenService } from '../../../src/auth/tokens.js';
 import { AppError } from '../../../src/errors.js';

@@ -1,8 +1,9 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
 
 /**
- * Signing keys from text (JWK or PEM) into KeyObjects, once. A leaf module (node:crypto only):
- * config.ts uses it to validate JWT_KEYS at start, and the key ring to build what it signs with.
+ * Signing keys from text (JWK or PEM) into KeyObjects, once. Beside config.ts, in the lowest
+ * layer, because config reads JWT_KEYS with it at start (a bad key stops the process there); the
+ * key ring (auth/key-ring.ts) builds what it signs with from the same material. node:crypto only.
  */
 export type AsymmetricAlg = 'ES256' | 'EdDSA';
 export type SigningAlg = AsymmetricAlg | 'HS256';

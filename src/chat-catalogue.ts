@@ -1,7 +1,8 @@
 /**
  * What the service says in the chat, by language (CHAT_LANGUAGE), and the words it understands
  * back. Each text can be replaced by a variable of its own (REPLY_*, see config.ts). Texts take
- * `{name}` placeholders, filled by `fill`.
+ * `{name}` placeholders, filled by `fill`. Beside config.ts, in the lowest layer: the texts are
+ * the defaults config starts from (and checks CHAT_LANGUAGE against); chat/ reads them from here.
  */
 export const LANGUAGES = ['en', 'pt', 'es'] as const;
 export type Language = (typeof LANGUAGES)[number];
