@@ -8,6 +8,7 @@ import { apiHandlers } from '../http/api-core.js';
 import { fastApi } from '../http/fast-api.js';
 import { fastWebhook } from '../http/fast-webhook.js';
 import { createWebhookAcceptor } from '../http/webhook-core.js';
+import { loginPageRoutes } from '../demo/routes.js';
 import { createClusterGauges } from '../observability/cluster-gauges.js';
 import { renderClusterMetrics } from '../observability/snapshots.js';
 import { oidcMiddleware } from '../oidc/interaction.js';
@@ -49,7 +50,14 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
   coalesceWrites(services.redis, 'loop');
   // one instance of each handler for Koa's routes and the lean handlers in front of it
   const api = apiHandlers(services);
-  const app = createApp(services, { ...hooks, acceptWebhook, api, oidc, before: adminMiddleware(config, services.queues.all(), render, throttle) });
+  const app = createApp(services, {
+    ...hooks,
+    acceptWebhook,
+    api,
+    oidc,
+    before: adminMiddleware(config, services.queues.all(), render, throttle),
+    pages: loginPageRoutes(config),
+  });
   if (config.oidc) log.info('OpenID provider enabled', { issuer: config.oidc.issuer, clients: config.oidc.clients.length });
   const onDone = (method: string, route: string, status: number, seconds: number) => metrics.web.requestDone(method, route, status, seconds);
   const lean = { log, onDone };

@@ -24,6 +24,17 @@ export function registerLoginPageAssets(router: AppRouter): void {
   registerAssets(router, '', { 'favicon.ico': { file: built('favicon.ico'), type: ICO } });
 }
 
+/**
+ * The login page's routes under this configuration, for the web role to hand to createApp
+ * (`pages`): the assets for `/` and for the OpenID interaction page, `/` when DEMO_PAGE is on.
+ */
+export function loginPageRoutes(config: Config): (router: AppRouter) => void {
+  return (router) => {
+    if (config.demo.enabled || config.oidc) registerLoginPageAssets(router);
+    if (config.demo.enabled) registerDemoRoutes(router, config);
+  };
+}
+
 export function registerDemoRoutes(router: AppRouter, config: Config): void {
   const page = encode(renderLoginPage({ brand: { name: config.replies.appName }, flow: { kind: 'client', whatsappNumber: config.demo.whatsappNumber } }));
   router.get('/', (ctx) => {

@@ -1,12 +1,11 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Services } from '../services.js';
-import type { AppState, AppContext } from './context.js';
+import type { AppState, AppContext, AppRouter } from './context.js';
 import { corsAllowlist } from './middleware/cors.js';
 import { errorHandler } from './middleware/errors.js';
 import { requestContext } from './middleware/request-context.js';
 import { securityHeaders } from './middleware/security-headers.js';
-import { registerDemoRoutes, registerLoginPageAssets } from '../demo/routes.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerCheckLoginRoute } from './routes/check-login.js';
 import { registerHealthRoute } from './routes/health.js';
@@ -38,6 +37,11 @@ export interface AppHooks {
   before?: Koa.Middleware<AppState>[];
   /** the OpenID provider under its own path (before the API's headers: its pages set their own) */
   oidc?: Koa.Middleware<AppState>;
+  /**
+   * Routes added after the API's on the same router: the login page and its assets, which the
+   * web role hands in (src/demo/routes.ts) since pages sit above http/ in the layers.
+   */
+  pages?: (router: AppRouter) => void;
 }
 
 /** The Koa application: request context, one error handler, the API's routes. */
@@ -59,7 +63,7 @@ export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppStat
   for (const mw of hooks.before ?? []) app.use(mw);
 
   app.use(webhookSlashes);
-  const router = createRouter(services, hooks.acceptWebhook ?? createWebhookAcceptor(services, hooks.webhook), hooks.api ?? apiHandlers(services));
+  const router = createRouter(services, hooks.acceptWebhook ?? createWebhookAcceptor(services, hooks.webhook), hooks);
   app.use(router.routes());
   // not `throw: true`: the thrown error would lose the Allow header (errors.ts answers instead)
   app.use(router.allowedMethods());
@@ -67,10 +71,11 @@ export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppStat
 }
 
 /**
- * Every route of the API and the pages. Each one is described in src/openapi/paths.ts, and
- * test/openapi/routes.test.ts compares this router's routes with that list.
+ * Every route of the API, and the pages handed in. Each one is described in
+ * src/openapi/paths.ts, and test/openapi/routes.test.ts compares this router's routes with that list.
  */
-export function createRouter(services: Services, acceptWebhook: AcceptWebhook, api: Record<ApiRoute, ApiHandler> = apiHandlers(services)): Router<AppState> {
+export function createRouter(services: Services, acceptWebhook: AcceptWebhook, parts: Pick<AppHooks, 'api' | 'pages'> = {}): Router<AppState> {
+  const api = parts.api ?? apiHandlers(services);
   const router = new Router<AppState>();
   registerHealthRoute(router, services);
   registerJwksRoute(router, services);
@@ -84,8 +89,6 @@ export function createRouter(services: Services, acceptWebhook: AcceptWebhook, a
   registerMessagesRoute(router, services);
   registerMessagingEndpointRoute(router, services, acceptWebhook);
   registerDocsRoutes(router);
-  // the login page's script, styles and icon: for `/` and for the OpenID interaction page
-  if (services.config.demo.enabled || services.config.oidc) registerLoginPageAssets(router);
-  if (services.config.demo.enabled) registerDemoRoutes(router, services.config);
+  parts.pages?.(router);
   return router;
 }

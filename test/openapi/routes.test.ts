@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
+import { loginPageRoutes } from '../../src/demo/routes.js';
 import { ERROR_STATUS } from '../../src/errors.js';
 import { DASHBOARD_PATH } from '../../src/http/admin/dashboard.js';
 import { METRICS_PATH } from '../../src/http/admin/metrics-route.js';
@@ -19,7 +20,7 @@ async function routerRoutes(): Promise<string[]> {
   const config = loadConfig({ KEY_PREFIX: uniquePrefix('openapi-routes'), DEMO_PAGE: 'true' });
   const services = createServices(config, createLogger({ level: 'error', production: false, role: 'test', instance: 'test' }), 'web');
   try {
-    const router = createRouter(services, createWebhookAcceptor(services));
+    const router = createRouter(services, createWebhookAcceptor(services), { pages: loginPageRoutes(config) });
     return router.stack.flatMap((layer) =>
       layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${openApiPath(String(layer.path))}`),
     );

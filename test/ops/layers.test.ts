@@ -40,7 +40,6 @@ const LAYERS: string[][] = [
 
 /** Upward imports kept on purpose, `from → to` (paths under src/), each with why. */
 const EXCEPTIONS: Record<string, string> = {
-  'http/app.ts → demo/routes.ts': 'the app is where the web role mounts every route, the login page among them',
   'queues/intake-pump.ts → services.ts': 'type only: the process-wide service bag; one narrow interface per consumer is a larger change',
   'queues/worker-host.ts → services.ts': 'type only: the process-wide service bag',
   'queues/workers/expiry.ts → services.ts': 'type only: the process-wide service bag',
