@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Config } from '../config.js';
 import { inboundJobId } from '../messaging/intake.js';
-import { connect } from '../redis/connection.js';
-import type { Services } from '../services.js';
+import type { Logger } from '../observability/logger.js';
+import { connect, type RedisClient } from '../redis/connection.js';
+import type { Keys } from '../redis/keys.js';
+import type { Scripts } from '../redis/scripts.js';
 import type { InboundJob } from './jobs.js';
 import { partitionList } from './partitions.js';
+import type { Queues } from './queues.js';
 
 /**
  * Moves accepted webhook messages from the intake stream (written by the web, intake.ts) onto
@@ -23,6 +27,16 @@ export interface IntakePump {
   stop(): Promise<void>;
 }
 
+/** What the pumps use of the process's services (services.ts's bag has it). */
+export interface IntakePumpServices {
+  config: Config;
+  log: Logger;
+  redis: RedisClient;
+  keys: Keys;
+  scripts: Scripts;
+  queues: Pick<Queues, 'inbound'>;
+}
+
 const PUMP_LOCK_MS = 5000;
 /** a read blocks at most BLOCK_MS and a batch takes far less, so renewing every RENEW_MS keeps the lock */
 const RENEW_MS = 1000;
@@ -34,7 +48,7 @@ const WARN_EVERY_MS = 30_000;
 type StreamReply = [key: string, entries: [id: string, fields: string[]][]][] | null;
 
 /** The pumps of every partition, stopped together. */
-export function startIntakePumps(services: Services): IntakePump {
+export function startIntakePumps(services: IntakePumpServices): IntakePump {
   const pumps = partitionList(services.config.inboundPartitions).map((k) => startIntakePump(services, k));
   return {
     async stop() {
@@ -43,7 +57,7 @@ export function startIntakePumps(services: Services): IntakePump {
   };
 }
 
-export function startIntakePump(services: Services, partition = 0): IntakePump {
+export function startIntakePump(services: IntakePumpServices, partition = 0): IntakePump {
   const { config, keys, scripts, redis, queues, log } = services;
   const stream = keys.inboundIntake(partition);
   const lockKey = keys.intakePumpLock(partition);

@@ -2,15 +2,15 @@ import { Worker, type Processor } from 'bullmq';
 import { redisFault } from '../errors.js';
 import { createSenders } from '../messaging/providers/index.js';
 import { connect } from '../redis/connection.js';
+import type { DeliveryTracker } from '../messaging/delivery.js';
 import { coalesceWrites } from '../redis/write-coalescing.js';
 import { Notifier } from '../realtime/notifier.js';
-import type { Services } from '../services.js';
 import { QUEUE } from './jobs.js';
 import { failedForGood, inboundBackoff } from './inbound-retry.js';
 import { inboundQueueName, isInbound, partitionList } from './partitions.js';
 import { SendLedger } from './send-ledger.js';
-import { expiryProcessor, startSafetySweep } from './workers/expiry.js';
-import { inboundProcessor, type InboundHooks } from './workers/inbound.js';
+import { expiryProcessor, startSafetySweep, type ExpiryServices } from './workers/expiry.js';
+import { inboundProcessor, type InboundHooks, type InboundServices } from './workers/inbound.js';
 import { outboundBackoff, outboundProcessor } from './workers/outbound.js';
 
 export interface WorkerHooks extends InboundHooks {
@@ -21,6 +21,12 @@ export interface WorkerHooks extends InboundHooks {
   onInboundFailed?: () => void;
   /** every finished attempt of any queue's job (metrics) */
   onJobFinished?: (queue: string, result: 'completed' | 'failed') => void;
+}
+
+/** What the workers use of the process's services (services.ts's bag has it). */
+export interface WorkerServices extends InboundServices, ExpiryServices {
+  /** delivery records the outbound worker writes */
+  delivery: DeliveryTracker;
 }
 
 export interface WorkerHost {
@@ -34,7 +40,7 @@ const SAFETY_SWEEP_MS = 30_000;
 const OUTBOUND_CONCURRENCY = 16;
 
 /** Starts the BullMQ workers of every queue on a blocking connection of their own. */
-export function startWorkers(services: Services, hooks: WorkerHooks = {}): WorkerHost {
+export function startWorkers(services: WorkerServices, hooks: WorkerHooks = {}): WorkerHost {
   const { config, keys, log, redis } = services;
   const connection = connect(config.redis, 'worker', `pinauth:worker:${config.instanceName}`);
   // BullMQ's finish-and-fetch goes on `connection`, the login scripts and the publish on `redis`

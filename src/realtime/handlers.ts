@@ -1,6 +1,7 @@
 import type { Socket } from 'socket.io';
 import { AppError, toAppError } from '../errors.js';
-import type { Services } from '../services.js';
+import type { Logger } from '../observability/logger.js';
+import type { Registrations } from '../registrations/service.js';
 import { validate } from '../validation/validate.js';
 import {
   CLIENT_EVENTS,
@@ -11,6 +12,12 @@ import {
 } from './events.js';
 import { forget, heldCount, heldPin, hold, MAX_PINS_PER_CONNECTION, release, socketData } from './socket-state.js';
 import type { EventThrottle } from './throttle.js';
+
+/** What the socket events use of the process's services (services.ts's bag has it). */
+export interface HandlerServices {
+  registrations: Registrations;
+  log: Logger;
+}
 
 type Ack = (response: AckPayload) => void;
 
@@ -29,7 +36,7 @@ function splitArgs(args: unknown[]): { payload: unknown; ack: Ack | undefined } 
  * the socket as `this`): a set of closures per connection cost ≈ 0.5 KB of heap on each of
  * 10,000 idle sockets.
  */
-export function createHandlers(services: Services, throttle: EventThrottle): (socket: Socket) => void {
+export function createHandlers(services: HandlerServices, throttle: EventThrottle): (socket: Socket) => void {
   const { registrations, log } = services;
 
   const errorBody = (socket: Socket, err: unknown): PinErrorPayload => {

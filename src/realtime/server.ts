@@ -2,18 +2,29 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
 import { Cluster } from 'ioredis';
+import type { Config } from '../config.js';
 import { redisFault } from '../errors.js';
 import { connect, type RedisClient } from '../redis/connection.js';
-import type { Services } from '../services.js';
+import type { Keys } from '../redis/keys.js';
 import { originOf, type Origin } from '../registrations/origin.js';
 import { deliverAwaiting, deliverEnded, deliverExpiry, deliverLogin, isLoginResult } from './delivery.js';
 import { INTERNAL_EVENTS } from './events.js';
-import { createHandlers } from './handlers.js';
+import { createHandlers, type HandlerServices } from './handlers.js';
 import { initSocketData } from './socket-state.js';
 import { EventThrottle } from './throttle.js';
 import { clientIp } from '../security/client-ip.js';
+import type { Limits } from '../security/limits.js';
+import type { Probes } from '../security/probes.js';
 import { socketAdmission } from './admission.js';
 import { observeRoomSubscriptions } from './room-subscriptions.js';
+
+/** What the sockets use of the process's services (services.ts's bag has it). */
+export interface RealtimeServices extends HandlerServices {
+  config: Config;
+  keys: Keys;
+  limits: Limits;
+  probes: Probes;
+}
 
 export interface Realtime {
   io: Server;
@@ -42,7 +53,7 @@ export function socketAdapter(
  * through the Redis adapter on `<KEY_PREFIX>:socket.io`, the channel workers publish on.
  * Connections need no authentication: a client registers before it has tokens.
  */
-export function attachRealtime(httpServer: HttpServer, services: Services): Realtime {
+export function attachRealtime(httpServer: HttpServer, services: RealtimeServices): Realtime {
   const { config, keys, log } = services;
   // Two connections of their own: a subscribed connection can't run commands. They wait and
   // reconnect for ever (ioredis re-subscribes); RESP3 pub/sub arrives as push frames, which

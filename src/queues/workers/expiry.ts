@@ -1,9 +1,16 @@
 import { DelayedError, type Job } from 'bullmq';
+import type { Logger } from '../../observability/logger.js';
 import type { Notifier } from '../../realtime/notifier.js';
-import type { Services } from '../../services.js';
 import { ACTIVE_BUCKETS, type Keys } from '../../redis/keys.js';
 import type { Scripts, Step } from '../../redis/scripts.js';
 import type { ExpiryJob } from '../jobs.js';
+
+/** What the sweeps use of the process's services (services.ts's bag has it). */
+export interface ExpiryServices {
+  keys: Keys;
+  scripts: Scripts;
+  log: Logger;
+}
 
 /** Members examined per script call: keeps each call short while a large backlog drains. */
 const SWEEP_BATCH = 500;
@@ -14,7 +21,7 @@ const SWEEP_BATCH = 500;
  * ended them at their time; this tidies the active set and tells the registering sockets.
  */
 /** Sweeps what is due up to `untilMs` (Redis' clock); returns how many expired and how long until `untilMs`. */
-async function sweepDue(services: Services, notifier: Notifier, untilMs: number, onExpired?: () => void): Promise<{ expired: number; waitMs: number }> {
+async function sweepDue(services: ExpiryServices, notifier: Notifier, untilMs: number, onExpired?: () => void): Promise<{ expired: number; waitMs: number }> {
   const { keys, scripts } = services;
   let expired = 0;
   let waitMs = 0;
@@ -65,7 +72,7 @@ export async function sweepBucket(
   return out;
 }
 
-export function expiryProcessor(services: Services, notifier: Notifier, onExpired?: () => void) {
+export function expiryProcessor(services: ExpiryServices, notifier: Notifier, onExpired?: () => void) {
   const { log } = services;
   return async (job: Job<ExpiryJob>, token?: string): Promise<string> => {
     // a job queued before per-second sweeps carries no second: it just sweeps what is due
@@ -86,7 +93,7 @@ export function expiryProcessor(services: Services, notifier: Notifier, onExpire
  * expiries whose second's job was lost (removed by an operator, failed for good) are still
  * announced. Sweeps are atomic, so several workers doing it announce each PIN once.
  */
-export function startSafetySweep(services: Services, notifier: Notifier, everyMs: number, onExpired?: () => void): () => void {
+export function startSafetySweep(services: ExpiryServices, notifier: Notifier, everyMs: number, onExpired?: () => void): () => void {
   const timer = setInterval(() => {
     sweepDue(services, notifier, 0, onExpired).catch((err: unknown) =>
       services.log.warn('safety sweep failed', { error: err instanceof Error ? err.message : String(err) }),

@@ -1,12 +1,20 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { LoginProcessor, type IdentityChanges, type LoginOutcome } from '../../auth/login.js';
+import type { Sessions } from '../../auth/sessions.js';
+import type { TokenService } from '../../auth/tokens.js';
+import type { Config } from '../../config.js';
 import { identitiesOf } from '../../identity/identities.js';
 import { emojiFromChat } from '../../chat/pin-text.js';
-import type { Step } from '../../redis/scripts.js';
+import type { Logger } from '../../observability/logger.js';
+import type { RedisClient } from '../../redis/connection.js';
+import type { Keys } from '../../redis/keys.js';
+import type { ReplicaBarrier } from '../../redis/replicas.js';
+import type { Scripts, Step } from '../../redis/scripts.js';
 import type { Notifier } from '../../realtime/notifier.js';
-import type { Services } from '../../services.js';
+import type { Limits } from '../../security/limits.js';
 import { retryOrGiveUp } from '../inbound-retry.js';
 import type { InboundJob, InboundMessage } from '../jobs.js';
+import type { Queues } from '../queues.js';
 import { ChatReplies } from '../replies.js';
 
 /** What happened to accounts' identifiers (metrics: observability/metrics.ts). */
@@ -16,6 +24,20 @@ export interface InboundHooks {
   onOutcome?: (outcome: LoginOutcome['outcome'], job: InboundJob) => void;
   /** `kind`: the identifier kind of a link */
   onIdentity?: (event: IdentityEvent, kind?: string) => void;
+}
+
+/** What the inbound processor uses of the process's services (services.ts's bag has it). */
+export interface InboundServices {
+  config: Config;
+  log: Logger;
+  redis: RedisClient;
+  keys: Keys;
+  scripts: Scripts;
+  queues: Queues;
+  tokens: TokenService;
+  sessions: Sessions;
+  limits: Limits;
+  replicas: ReplicaBarrier;
 }
 
 /** The sender fields an edit may lack and takes from the message it edits. */
@@ -35,7 +57,7 @@ const EDITABLE_SECONDS = 20 * 60;
  * A sender the gateway did not identify who sends a code learns why nothing happens (never
  * silence). Links made, number changes and refused recycled numbers are logged and counted.
  */
-export function inboundProcessor(services: Services, notifier: Notifier, hooks: InboundHooks = {}) {
+export function inboundProcessor(services: InboundServices, notifier: Notifier, hooks: InboundHooks = {}) {
   const { config, keys, scripts, tokens, sessions, limits, queues, log, redis } = services;
   const logins = new LoginProcessor(scripts, keys, tokens, sessions, {
     graceSeconds: config.verifiedGraceSeconds,
@@ -175,7 +197,7 @@ export function inboundProcessor(services: Services, notifier: Notifier, hooks: 
  * registering sockets get `pin-error {error: LOGIN_FAILED}`. Nothing happens when the job had
  * claimed nothing or its login was completed.
  */
-export async function endFailedLogin(services: Pick<Services, 'keys' | 'scripts' | 'config' | 'log'>, notifier: Pick<Notifier, 'loginFailed'>, job: InboundJob): Promise<boolean> {
+export async function endFailedLogin(services: Pick<InboundServices, 'keys' | 'scripts' | 'config' | 'log'>, notifier: Pick<Notifier, 'loginFailed'>, job: InboundJob): Promise<boolean> {
   const { keys, scripts, config, log } = services;
   // the message's record names the claim (steps/fail-*.lua): on a cluster it, the registration
   // and the user's session are three slots; the registration is marked first, and a retry after
