@@ -159,20 +159,22 @@ async function fakeServer(route: (req: RecordedRequest) => { status: number; bod
 export interface FakeEvolution extends FakeGateway {
   /**
    * The next `sends` sends fail as Evolution answers them while Baileys' socket is down: every
-   * send error becomes 400 Bad Request with `error.toString()` in `response.message`.
+   * send error becomes 400 Bad Request with `error.toString()` in `response.message`. With
+   * `number`, only sends to that number fail (another test's late reply must not take the fault).
    */
-  dropConnection(sends: number, error?: string): void;
+  dropConnection(sends: number, error?: string, number?: string): void;
 }
 
 export async function startFakeEvolution(opts: { apiKey: string; instances: string[]; version?: 'v1' | 'v2' }): Promise<FakeEvolution> {
-  const down = { sends: 0, error: '' };
+  const down: { sends: number; error: string; number: string | undefined } = { sends: 0, error: '', number: undefined };
   const gw = await fakeServer((req) => {
     const m = /^\/message\/sendText\/([^/?]+)$/.exec(req.url);
     if (req.method !== 'POST' || !m) return { status: 404, body: { status: 404, error: 'Not Found', response: { message: ['Cannot POST ' + req.url] } } };
     if (req.headers.apikey !== opts.apiKey) return { status: 401, body: { status: 401, error: 'Unauthorized', response: { message: 'Unauthorized' } } };
     const instance = decodeURIComponent(m[1]!);
     if (!opts.instances.includes(instance)) return { status: 404, body: { status: 404, error: 'Not Found', response: { message: [`The "${instance}" instance does not exist`] } } };
-    if (down.sends > 0) {
+    const to = (req.json as { number?: unknown } | null)?.number;
+    if (down.sends > 0 && (down.number === undefined || to === down.number)) {
       down.sends--;
       return { status: 400, body: { status: 400, error: 'Bad Request', response: { message: [down.error] } } };
     }
@@ -187,9 +189,10 @@ export async function startFakeEvolution(opts: { apiKey: string; instances: stri
     return { status: 201, id, body: { key: { remoteJid, fromMe: true, id }, message: { conversation: text }, messageTimestamp: Math.floor(Date.now() / 1000), status: 'PENDING' } };
   });
   return Object.assign(gw, {
-    dropConnection(sends: number, error = 'Error: Connection Closed') {
+    dropConnection(sends: number, error = 'Error: Connection Closed', number?: string) {
       down.sends = sends;
       down.error = error;
+      down.number = number;
     },
   });
 }

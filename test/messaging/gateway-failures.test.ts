@@ -53,7 +53,7 @@ describe('messaging: Evolution API as it fails (transient 400s, doubled slashes,
     const pin = randomPin();
     const emoji = randomEmoji();
     expect((await post(stack.url, '/register-pin', { pin, emojiString: emoji })).status).to.equal(200);
-    evo.dropConnection(2);
+    evo.dropConnection(2, undefined, digits(phone));
     expect((await chat(`PIN: ${emoji}`, phone)).status).to.equal(200);
     const [question] = await eventually(async () => (sentTo(phone).length > 0 ? sentTo(phone) : undefined), 20_000, 100);
     expect((question!.json as { text: string }).text).to.match(/Reply YES/);
@@ -72,7 +72,7 @@ describe('messaging: Evolution API as it fails (transient 400s, doubled slashes,
     const phone = randomPhone();
     const emoji = randomEmoji();
     expect((await post(stack.url, '/register-pin', { pin: randomPin(), emojiString: emoji })).status).to.equal(200);
-    evo.dropConnection(1, 'Error: something the instance can never do');
+    evo.dropConnection(1, 'Error: something the instance can never do', digits(phone));
     expect((await chat(`PIN: ${emoji}`, phone)).status).to.equal(200);
     await stack.workers[0]!.waitForOutput(/outbound message rejected.*something the instance can never do/, 15_000);
     const tries = () => evo.requests.filter((r) => (r.json as { number?: string } | null)?.number === digits(phone));
