@@ -4,6 +4,7 @@ import type { Services } from '../services.js';
 import type { AppState, AppContext, AppRouter } from './context.js';
 import { corsAllowlist } from './middleware/cors.js';
 import { errorHandler } from './middleware/errors.js';
+import { lingeringClose } from './lingering-close.js';
 import { requestContext } from './middleware/request-context.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { registerDocsRoutes } from './routes/docs.js';
@@ -54,6 +55,8 @@ export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppStat
   }
   app.silent = true;
   app.use(requestContext(services.log, hooks.onRequest));
+  // outside the error handler: it writes the answers to requests whose body is still arriving
+  app.use(lingeringClose());
   app.use(errorHandler());
   if (hooks.oidc) app.use(hooks.oidc);
   // Headers are set before anything can fail, so error responses carry them too.

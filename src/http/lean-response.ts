@@ -4,6 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import { errorFor } from './middleware/errors.js';
 import { apiSecurityHeaders } from './middleware/security-headers.js';
 import { JsonText } from './json-text.js';
+import { sendAnswer } from './lingering-close.js';
 
 /** Once per answered request, with its method, route label, status and duration (metrics). */
 export type OnLeanDone = (method: string, route: string, status: number, seconds: number) => void;
@@ -40,8 +41,8 @@ export async function leanResponder(log: Logger, onDone?: OnLeanDone): Promise<L
     const text = body instanceof JsonText ? body.text : JSON.stringify(body);
     const headers = [...security, 'X-Request-Id', at.requestId, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(text))];
     if (extra) for (const name in extra) headers.push(name, extra[name]!);
-    res.writeHead(status, headers);
-    res.end(text);
+    // a refusal while the body still arrives closes lingering (lingering-close.ts)
+    sendAnswer(req, res, status, headers, text);
     const seconds = Number(process.hrtime.bigint() - at.started) / 1e9;
     onDone?.(at.method, at.route, status, seconds);
     if (accessLog) {
@@ -51,9 +52,7 @@ export async function leanResponder(log: Logger, onDone?: OnLeanDone): Promise<L
 
   const fail: LeanResponder['fail'] = (req, res, at, thrown, requestLog) => {
     const err: AppError = errorFor(thrown, requestLog);
-    // a body refused half-read would leave the rest of the upload in the connection: close it
-    const extra: Record<string, string> = req.complete ? {} : { Connection: 'close' };
-    if (err.retryAfter !== undefined) extra['Retry-After'] = String(err.retryAfter);
+    const extra = err.retryAfter !== undefined ? { 'Retry-After': String(err.retryAfter) } : undefined;
     if (!res.headersSent && !res.destroyed) answer(req, res, at, err.status, err.toBody(), extra);
   };
 

@@ -31,7 +31,7 @@ const busy = (): AppError => new AppError('RATE_LIMITED', 'Too many unauthentica
  * length passes it (the rest is left unread: the caller drains it or closes the connection).
  * With `drainTo` the rest is read and thrown away instead (null), and with `hash` every byte is
  * hashed as it arrives, so a body can be authenticated without keeping more than `limit` of it.
- * A refusal pauses the request: the caller answers and closes the connection.
+ * A refusal pauses the request: the caller answers and closes the connection (lingering-close.ts).
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer>;
 export function readBody(req: IncomingMessage, limit: number, options: BodyOptions): Promise<Buffer | null>;

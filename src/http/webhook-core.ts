@@ -61,7 +61,9 @@ export type AcceptWebhook = (req: IncomingMessage, route: WebhookRoute, log: () 
  * secret that passes lets the body be read; an HMAC signature lets it be read while it is
  * hashed, its bytes counted against the node's budget of unauthenticated bytes (429 when full),
  * and 401 at its end if the HMAC differs. At most WEBHOOK_IN_FLIGHT_PER_IP requests per IP group
- * at once (429), and the HTTP server's REQUEST_TIMEOUT_MS closes a body that stalls.
+ * at once (429), and the HTTP server's REQUEST_TIMEOUT_MS closes a body that stalls. A request
+ * refused before its body is read is answered, then the rest of its body is discarded for a
+ * bounded while before the connection closes (lingering-close.ts), so the client reads the answer.
  * An authenticated body over the limit (Evolution with `base64` on sends media inline) is read
  * to its end, thrown away and answered 200 `dropped: "too-large"`, counted and logged: a 413
  * would make Evolution send it nine more times, and it can never succeed. An unauthenticated one
@@ -97,7 +99,7 @@ export function createWebhookAcceptor(services: Services, hooks: WebhookHooks = 
         authorization: req.headers.authorization || undefined,
         pathSecret: route.secretCandidate,
       });
-      // nothing in the head can pass: refused unread (the connection closes under the rest)
+      // nothing in the head can pass: refused unread (answered, then a lingering close: lingering-close.ts)
       if (verdict === false) throw rejected();
       let raw: Buffer | null;
       if (verdict === true) raw = await readBody(req, WEBHOOK_BODY_LIMIT, authenticated);

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
+import { LINGER_BYTES, LINGER_MS } from '../../src/http/lingering-close.js';
 import { keys } from '../../src/redis/keys.js';
 import { evolutionMessage } from '../helpers/gateway.js';
 import { startStack, type Stack } from '../helpers/processes.js';
@@ -18,27 +19,46 @@ const FAKE_SIGNATURE = 'sha256=' + '0'.repeat(64);
 /** body bytes for uploads that only need a size (shared: 200 uploads of 1 MiB each) */
 const FILLER = Buffer.alloc(2 * MIB, 0x20);
 
-/** What one raw connection got: the answer's status (null: closed with none), and when it closed. */
+/** An answer read off a raw connection: its status, its head and body as text, when it was complete. */
+interface Answer {
+  status: number;
+  text: string;
+  at: number;
+}
+
+/** What one raw connection got. */
 interface Exchange {
   socket: net.Socket;
-  /** resolves once the connection closed */
-  closed: Promise<{ status: number | null; text: string; at: number }>;
+  /** the answer once its head and its Content-Length of body are in; null if the connection closed first */
+  answered: Promise<Answer | null>;
+  /** once the connection closed: what arrived (status null: no answer), the socket error if any (a reset), bytes sent */
+  closed: Promise<{ status: number | null; text: string; at: number; error?: string; sent: number }>;
 }
 
 /**
  * A POST to the webhook on a raw socket: the head, then `send` bytes of body, then nothing more
- * (a stalled body when `send` is short of the declared length). Write errors are the server
- * closing under the upload, which is what some tests expect; the answer is read to the close.
+ * (a stalled body when `send` is short of the declared length); with `flood`, body bytes as fast
+ * as the connection takes them, and with `trickle`, that many bytes every 50 ms, until it closes.
+ * Write errors (the server cutting the connection) are recorded, not thrown.
  */
-function rawPost(port: number, opts: { headers: Record<string, string>; body?: Buffer; declared?: number; send?: number; localAddress?: string; chunked?: Buffer[] }): Exchange {
+function rawPost(port: number, opts: { headers: Record<string, string>; body?: Buffer; declared?: number; send?: number; localAddress?: string; chunked?: Buffer[]; flood?: boolean; trickle?: number }): Exchange {
   const socket = net.connect({ port, host: '127.0.0.1', localAddress: opts.localAddress });
   let received = '';
-  socket.on('data', (b: Buffer) => (received += b.toString('latin1')));
-  socket.on('error', () => undefined);
-  const closed = new Promise<{ status: number | null; text: string; at: number }>((resolve) => {
+  let error: string | undefined;
+  let answer: (a: Answer | null) => void = () => undefined;
+  const answered = new Promise<Answer | null>((resolve) => (answer = resolve));
+  socket.on('data', (b: Buffer) => {
+    received += b.toString('latin1');
+    const end = received.indexOf('\r\n\r\n');
+    const length = /\r\ncontent-length: *(\d+)/i.exec(received.slice(0, end));
+    if (end >= 0 && length && received.length >= end + 4 + Number(length[1])) answer({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(received)![1]), text: received, at: Date.now() });
+  });
+  socket.on('error', (err: NodeJS.ErrnoException) => (error ??= err.code ?? err.message));
+  const closed = new Promise<{ status: number | null; text: string; at: number; error?: string; sent: number }>((resolve) => {
     socket.on('close', () => {
+      answer(null);
       const m = /^HTTP\/1\.1 (\d{3})/.exec(received);
-      resolve({ status: m ? Number(m[1]) : null, text: received, at: Date.now() });
+      resolve({ status: m ? Number(m[1]) : null, text: received, at: Date.now(), error, sent: socket.bytesWritten });
     });
   });
   const head = Object.entries({ host: '127.0.0.1', 'content-type': 'application/json', ...opts.headers })
@@ -64,8 +84,21 @@ function rawPost(port: number, opts: { headers: Record<string, string>; body?: B
     socket.write(`POST /messaging-endpoint HTTP/1.1\r\n${head}content-length: ${declared}\r\nconnection: close\r\n\r\n`);
     const send = opts.send ?? body.length;
     if (send > 0) socket.write(body.length >= send ? body.subarray(0, send) : FILLER.subarray(0, send));
+    if (opts.flood) {
+      // one 2 MiB write at a time: the next once the socket has taken it (at once when the kernel did)
+      const pump = (): void => {
+        if (socket.writable && socket.write(FILLER)) setImmediate(pump);
+      };
+      socket.on('drain', pump);
+      pump();
+    }
+    if (opts.trickle !== undefined) {
+      const bit = FILLER.subarray(0, opts.trickle);
+      const every = setInterval(() => socket.writable && socket.write(bit), 50);
+      socket.on('close', () => clearInterval(every));
+    }
   });
-  return { socket, closed };
+  return { socket, closed, answered };
 }
 
 /** The resident set of a process, bytes (what the attack grew by 966 MiB). */
@@ -114,24 +147,50 @@ describe('security: webhook bodies cost nothing until authenticated (production 
     const heads: Record<string, string>[] = [{}, { authorization: 'Bearer not-the-key-0123456789abcdef' }, { authorization: `Bearer ${evolutionJwt('another-key-0123456789abcdefghijklm')}` }, { 'x-hub-signature-256': 'sha256=nothex' }];
     for (const headers of heads) {
       const x = rawPost(port, { headers, declared: 2 * MIB, send: 0 });
-      const r = await x.closed;
-      expect(r.status, JSON.stringify(headers)).to.equal(401);
-      expect(r.text).to.match(/"error":"AUTHENTICATION_FAILED"/);
+      const r = await x.answered;
+      x.socket.destroy();
+      expect(r?.status, JSON.stringify(headers)).to.equal(401);
+      expect(r!.text).to.match(/"error":"AUTHENTICATION_FAILED"/);
+      // the client is told not to send another request on it
+      expect(r!.text).to.match(/\r\nConnection: close\r\n/i);
     }
     expect(await intake()).to.equal(before);
   });
 
-  it('a 2 MiB unauthenticated body is 401 (no credential, or a signature that does not match), never 200', async function () {
+  it('a 2 MiB unauthenticated body is 401 (no credential, or a signature that does not match), read by the client while it uploads, never 200', async function () {
     const big = Buffer.alloc(2 * MIB, 0x20);
     message().copy(big);
     const heads: Record<string, string>[] = [{}, { 'x-hub-signature-256': FAKE_SIGNATURE }];
     for (const headers of heads) {
       const r = await rawPost(port, { headers, body: big }).closed;
-      expect(r.status, JSON.stringify(headers)).to.be.oneOf([401, 413]);
+      // the 401 is read, never lost to a reset: the server drains the rest before it closes (lingering-close.ts)
+      expect(r.status, `${JSON.stringify(headers)} ${r.error ?? ''}`).to.equal(401);
+      expect(r.text).to.match(/"error":"AUTHENTICATION_FAILED"/);
+      expect(r.error, JSON.stringify(headers)).to.equal(undefined);
     }
     // declared past what is ever read: 413 at once, whatever it carries
-    const huge = await rawPost(port, { headers: { 'x-hub-signature-256': FAKE_SIGNATURE }, declared: 65 * MIB, send: 0 }).closed;
-    expect(huge.status).to.equal(413);
+    const x = rawPost(port, { headers: { 'x-hub-signature-256': FAKE_SIGNATURE }, declared: 65 * MIB, send: 0 });
+    const huge = await x.answered;
+    x.socket.destroy();
+    expect(huge?.status).to.equal(413);
+  });
+
+  it(`a refused upload is drained for at most ${LINGER_BYTES / MIB} MiB and ${LINGER_MS / 1000} s after its answer, then cut off`, async function () {
+    // far past the bound: the answer is read, then the connection is cut once the node has read its share
+    const flood = rawPost(port, { headers: {}, declared: 1024 * MIB, flood: true });
+    const flooded = await flood.answered;
+    expect(flooded?.status).to.equal(401);
+    const cut = await flood.closed;
+    // the kernel's buffers on both ends hold tens of MiB more than the node reads; 1 GiB was offered
+    expect(cut.sent, `sent ${(cut.sent / MIB).toFixed(1)} MiB`).to.be.below(LINGER_BYTES + 64 * MIB);
+    expect(cut.at - flooded!.at).to.be.below(LINGER_MS + 5_000);
+    // a body that trickles never reaches the byte bound: cut at the time bound
+    const slow = rawPost(port, { headers: {}, declared: 1024 * MIB, trickle: 1024 });
+    const trickled = await slow.answered;
+    expect(trickled?.status).to.equal(401);
+    const timedOut = await slow.closed;
+    expect(timedOut.sent).to.be.below(LINGER_BYTES);
+    expect(timedOut.at - trickled!.at).to.be.below(LINGER_MS + 5_000);
   });
 
   it('a bad HMAC on a body streamed in chunks is 401 and nothing is queued; the right one is accepted', async function () {

@@ -47,9 +47,8 @@ export function errorHandler() {
     } catch (thrown) {
       const err = errorFor(thrown, () => ctx.state.log);
       ctx.status = err.status;
-      // A body refused half-read (too large, corrupt compression) would leave the rest of the
-      // upload stuck in the connection and stall the client's next request on it: close it.
-      if (!ctx.req.complete) ctx.set('Connection', 'close');
+      // a body refused half-read (too large, corrupt compression) closes its connection,
+      // lingering: the middleware outside this one (lingering-close.ts)
       if (err.retryAfter !== undefined) ctx.set('Retry-After', String(err.retryAfter));
       ctx.body = err.toBody();
     }
