@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import type { Server } from 'socket.io';
 import { clientIp } from '../security/client-ip.js';
 import type { Probes } from '../security/probes.js';
 
@@ -24,12 +23,6 @@ export interface AdmissionSettings {
 
 export const ORIGIN_REFUSED = 'FORBIDDEN: this origin may not open sockets here (CORS_ORIGINS)';
 export const TOO_MANY_SOCKETS = 'RATE_LIMITED: too many open connections from this network';
-
-/** engine.io's socket, as far as this module reads it. */
-interface EngineSocket {
-  request: IncomingMessage | null;
-  once(event: 'close', listener: () => void): unknown;
-}
 
 /**
  * `host` (the request's Host header) names the same host and port as `origin`, the scheme's
@@ -57,22 +50,33 @@ export function originAllowed(origin: string | undefined, host: string | undefin
   return (url.protocol === 'https:' || url.protocol === 'http:') && sameHost(url, host);
 }
 
+/** The client address of a handshake, as the budgets key it (client-ip.ts). */
+export function handshakeIp(req: IncomingMessage, trustProxy: boolean): string {
+  return clientIp(req.headers, req.socket.remoteAddress, trustProxy);
+}
+
 export interface Admission {
   /** engine.io's (and Socket.IO's) `allowRequest` option */
   allowRequest(req: IncomingMessage, answer: (err: string | null | undefined, success: boolean) => void): void;
-  /** counts the connections of `io` per IP group from now on */
-  count(io: Server): void;
+  /**
+   * A connection from `ip` (the client address clientIp gives for its handshake) opened: it
+   * counts against its IP group until `closed` is called with the same address, once.
+   */
+  opened(ip: string): void;
+  closed(ip: string): void;
 }
 
-/** `group` maps a client address to its IP group (ip-group.ts, shared with the budgets). */
+/**
+ * `group` maps a client address to its IP group (ip-group.ts, shared with the budgets). It is a
+ * pure function, so a connection's group is worked out again from its address when it closes
+ * rather than kept with every open connection.
+ */
 export function socketAdmission(settings: AdmissionSettings, group: (ip: string) => string, probes: Probes): Admission {
   const listed = new Set(settings.corsOrigins);
   const open = new Map<string, number>();
-  /** the group of each admitted handshake, until its connection is counted */
-  const admitted = new WeakMap<IncomingMessage, string>();
 
   const allowRequest: Admission['allowRequest'] = (req, answer) => {
-    const g = group(clientIp(req.headers, req.socket.remoteAddress, settings.trustProxy));
+    const g = group(handshakeIp(req, settings.trustProxy));
     if (!originAllowed(req.headers.origin, req.headers.host, listed)) {
       probes.socketRefused(g, 'origin');
       return answer(ORIGIN_REFUSED, false);
@@ -83,21 +87,20 @@ export function socketAdmission(settings: AdmissionSettings, group: (ip: string)
       probes.socketRefused(g, 'cap');
       return answer(TOO_MANY_SOCKETS, false);
     }
-    admitted.set(req, g);
     answer(null, true);
   };
 
-  const count = (io: Server): void => {
-    io.engine.on('connection', (raw: EngineSocket) => {
-      const g = raw.request ? admitted.get(raw.request) : undefined;
-      if (g === undefined) return;
+  return {
+    allowRequest,
+    opened(ip) {
+      const g = group(ip);
       open.set(g, (open.get(g) ?? 0) + 1);
-      raw.once('close', () => {
-        const left = (open.get(g) ?? 1) - 1;
-        if (left <= 0) open.delete(g);
-        else open.set(g, left);
-      });
-    });
+    },
+    closed(ip) {
+      const g = group(ip);
+      const left = (open.get(g) ?? 1) - 1;
+      if (left <= 0) open.delete(g);
+      else open.set(g, left);
+    },
   };
-  return { allowRequest, count };
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
 import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
 import { Cluster } from 'ioredis';
@@ -6,16 +6,15 @@ import type { Config } from '../config.js';
 import { redisFault } from '../errors.js';
 import { connect, type RedisClient } from '../redis/connection.js';
 import type { Keys } from '../redis/keys.js';
-import { originOf, type Origin } from '../registrations/origin.js';
+import { originOf } from '../registrations/origin.js';
 import { deliverAwaiting, deliverEnded, deliverExpiry, deliverLogin, isLoginResult } from './delivery.js';
 import { INTERNAL_EVENTS } from './events.js';
 import { createHandlers, type HandlerServices } from './handlers.js';
-import { initSocketData } from './socket-state.js';
+import { connectionData, initConnectionData, startSocket, type Connection } from './socket-state.js';
 import { EventThrottle } from './throttle.js';
-import { clientIp } from '../security/client-ip.js';
 import type { Limits } from '../security/limits.js';
 import type { Probes } from '../security/probes.js';
-import { socketAdmission } from './admission.js';
+import { handshakeIp, socketAdmission } from './admission.js';
 import { observeRoomSubscriptions } from './room-subscriptions.js';
 
 /** What the sockets use of the process's services (services.ts's bag has it). */
@@ -95,25 +94,31 @@ export function attachRealtime(httpServer: HttpServer, services: RealtimeService
     if (typeof pinHash === 'string' && typeof pinId === 'string') deliverEnded(io, pinHash, pinId, 'LOGIN_FAILED');
   });
 
-  // before the handshake request is let go (below)
-  admission.count(io);
-
-  // Socket.IO's memory guide (socket.io/docs/v4/memory-usage): a connection's handshake request
-  // is let go once read. Only the client IP and the device (from the User-Agent, for the chat
-  // confirmation) are kept; `socket.handshake.headers` is empty as a result.
-  const clients = new WeakMap<object, { ip: string; origin: Origin }>();
-  io.engine.on('connection', (raw: { request: IncomingMessage | null; remoteAddress: string }) => {
-    if (raw.request) {
-      const ip = clientIp(raw.request.headers, raw.remoteAddress, config.trustProxy);
-      clients.set(raw, { ip, origin: originOf(raw.request.headers['user-agent'], ip) });
-    }
-    raw.request = null;
+  // Each connection, from its handshake: one record (socket-state.ts) with the client IP and the
+  // device (from the User-Agent, for the chat confirmation), and its place in the per-network
+  // count. One listener function shared by every connection (EventEmitter calls it with the
+  // connection as `this`) takes the place back. A closure with its `once` wrapper per connection
+  // and two more WeakMaps cost ≈ 0.36 KB on each idle socket (heap snapshots, docs/benchmark.md).
+  function connectionClosed(this: Connection): void {
+    this.off('close', connectionClosed);
+    const data = connectionData(this);
+    if (data) admission.closed(data.ip);
+  }
+  io.engine.on('connection', (conn: Connection) => {
+    const request = conn.request as Connection['request'] | null;
+    const ip = request ? handshakeIp(request, config.trustProxy) : conn.remoteAddress;
+    initConnectionData(conn, ip, originOf(request?.headers['user-agent'], ip));
+    admission.opened(ip);
+    conn.on('close', connectionClosed);
+    // Socket.IO's memory guide (socket.io/docs/v4/memory-usage): the handshake request is let go
+    // once read; `socket.handshake.headers` is empty as a result. engine.io 6.6.12+ still holds a
+    // websocket's upgrade request for the connection's life (docs/upstream.md).
+    (conn as { request: Connection['request'] | null }).request = null;
   });
 
   const bindHandlers = createHandlers(services, new EventThrottle(services.limits.socketBudget()));
   io.on('connection', (socket) => {
-    const client = clients.get(socket.conn);
-    initSocketData(socket, client?.ip ?? socket.handshake.address, client?.origin);
+    startSocket(socket);
     bindHandlers(socket);
   });
 

@@ -42,20 +42,39 @@ export interface SocketData {
 /** More than any honest client needs; bounds a connection's memory. */
 export const MAX_PINS_PER_CONNECTION = 16;
 
-/**
- * Kept beside the socket, not in `socket.data`: Socket.IO hands `socket.data` to other nodes
- * (fetchSockets, through Redis), and the PIN must never travel there.
- */
-const states = new WeakMap<Socket, SocketData>();
+/** engine.io's connection under a Socket.IO socket (`socket.conn`): one per client. */
+export type Connection = Socket['conn'];
 
-export function initSocketData(socket: Socket, ip: string, origin: Origin = originOf(undefined, ip)): SocketData {
+/**
+ * Kept beside the connection, not in `socket.data`: Socket.IO hands `socket.data` to other nodes
+ * (fetchSockets, through Redis), and the PIN must never travel there. One record per
+ * connection, made when its handshake is read (server.ts), so nothing else per client is kept
+ * between the handshake and the Socket.IO socket.
+ */
+const states = new WeakMap<Connection, SocketData>();
+
+export function initConnectionData(conn: Connection, ip: string, origin: Origin = originOf(undefined, ip)): SocketData {
   const data: SocketData = { ip, origin, pins: null };
-  states.set(socket, data);
+  states.set(conn, data);
   return data;
 }
 
+/** The record of a connection, if its handshake was read. */
+export function connectionData(conn: Connection): SocketData | undefined {
+  return states.get(conn);
+}
+
+/**
+ * A Socket.IO socket starts following nothing. Only the main namespace exists, so this matters
+ * only for a client that disconnects it and connects it again over the same connection: the
+ * rooms of the socket before were left with it.
+ */
+export function startSocket(socket: Socket): void {
+  socketData(socket).pins = null;
+}
+
 export function socketData(socket: Socket): SocketData {
-  return states.get(socket) ?? initSocketData(socket, socket.handshake.address);
+  return states.get(socket.conn) ?? initConnectionData(socket.conn, socket.handshake.address);
 }
 
 /** The registration this connection follows under `pinHash`, if any. */
