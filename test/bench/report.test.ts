@@ -20,7 +20,7 @@ interface Report {
     crypto: { es256Sign: number; hmacToken: number; hmacPin: number; sha256Emoji: number; hmacWebhook: number };
     ingestion: Side & { accepted: number; lost: number; ratio: number };
     login: {
-      latency: Array<{ rate: number; clients: number; missing: number; saturated: boolean; legs: { jobs: number } & Record<'accept' | 'intake' | 'queued' | 'worker' | 'delivery', { p50: number }> }>;
+      latency: Array<{ rate: number; clients: number; missing: number; saturated: boolean; legs: { jobs: number } & Record<'accept' | 'intake' | 'queued' | 'worker' | 'delivery', { p50: number }>; redisRtt: { p50: number; p99: number } }>;
       workers: Array<{ workers: number; loggedIn: number; logins: number; redisCommandsPerLogin: number; perSecond: number; runs: number[] }>;
     };
     cost: Array<{ mode: string; loggedIn: number; logins: number; messagesPerLogin: number; redisCommandsPerLogin: number }>;
@@ -102,6 +102,8 @@ describe('benchmark report (smoke sizes)', function () {
       // it marks the job finished, so a short leg can read slightly below 0: each is a number
       expect(p.legs.jobs, `${p.rate}/s legs`).to.be.greaterThan(0);
       for (const leg of [p.legs.accept, p.legs.intake, p.legs.queued, p.legs.worker, p.legs.delivery]) expect(leg.p50).to.satisfy(Number.isFinite);
+      // the machine's price of a hop, read beside the step
+      expect(p.redisRtt.p50, `${p.rate}/s round trip`).to.be.greaterThan(0).and.at.most(p.redisRtt.p99);
     }
     expect(memory.registrations.map((p) => p.registrations)).to.deep.equal([50, 100]);
     expect(memory.sockets.map((p) => p.sockets)).to.deep.equal([0, 20, 40]);

@@ -46,6 +46,12 @@ export interface LatencyPoint extends LatencySummary {
   last: number;
   /** where the time went (the measured logins: warm-up left out) */
   legs: LoginLegs;
+  /**
+   * The machine's price of one hop at that moment: the load generator's own PING to the same
+   * Redis every RTT_EVERY_MS during the step (warm-up left out). A login is about fourteen such
+   * hops in a row (docs/benchmark.md), so this says whether a slow step was the code or the VM.
+   */
+  redisRtt: { p50: number; p99: number };
   saturated: boolean;
 }
 
@@ -74,6 +80,7 @@ export interface LoginFigures {
 }
 
 const PINS_PER_SOCKET = 16;
+const RTT_EVERY_MS = 10;
 /** past this p99 (ms), or below 90 % of the offered rate, a step counts as saturated */
 const SATURATED_P99_MS = 1000;
 
@@ -137,6 +144,19 @@ async function latencyStep(ctx: BenchContext, sockets: Socket[], rate: number, l
     if (++received === count) allReceived();
   });
 
+  const rtts: number[] = [];
+  const pinger = benchRedis();
+  let pinging = true;
+  const ping = async (): Promise<void> => {
+    while (pinging) {
+      const sent = now();
+      await pinger.ping();
+      if (sent - t0 >= warmupMs) rtts.push(now() - sent);
+      await sleep(RTT_EVERY_MS);
+    }
+  };
+  const pings = ping();
+
   let webhookFailures = 0;
   const failureStatuses: Record<string, number> = {};
   const requests = ns.map((n) => webhookRequest(ctx, n));
@@ -165,6 +185,10 @@ async function latencyStep(ctx: BenchContext, sockets: Socket[], rate: number, l
   });
   await Promise.race([everyone, sleep(10_000)]);
   listen(() => undefined);
+  pinging = false;
+  await pings;
+  pinger.disconnect();
+  const rtt = summarise(rtts);
   const workerCpu = cpuMs(worker.pid) - cpuBefore;
   const summary = summarise(latencies);
   const achievedRate = round((count - 1) / ((lastSent - t0) / 1000));
@@ -188,6 +212,7 @@ async function latencyStep(ctx: BenchContext, sockets: Socket[], rate: number, l
       if (i === undefined || Number.isNaN(byClient[i]!) || sentAt[i]! - t0 < warmupMs) return undefined;
       return { sent: performance.timeOrigin + sentAt[i]!, event: performance.timeOrigin + sentAt[i]! + byClient[i]! };
     }),
+    redisRtt: { p50: rtt.p50, p99: rtt.p99 },
     saturated: missing > 0 || webhookFailures > 0 || achievedRate < 0.9 * rate || !(summary.p99 <= SATURATED_P99_MS),
   };
 }
