@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { Queue } from 'bullmq';
 import { io, type Socket } from 'socket.io-client';
 import { randomEmoji, randomPhone, randomPin, sendChat, type LoginBody } from '../helpers/flow.js';
-import { eventually, get, post } from '../helpers/http.js';
+import { activePinsAt, eventually, get, post } from '../helpers/http.js';
 import { startStack, stopProcess, type Stack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
 import { evolutionJobId, expectError, keysUnder, register, sleep, stackQueue } from './support.js';
@@ -28,7 +28,7 @@ describe('core: expiry', function () {
     await stack?.stop();
   });
 
-  const activePins = async (): Promise<unknown> => (await get(stack.url, '/health')).body.activePins;
+  const activePins = (): Promise<number> => activePinsAt(stack.url);
   /** Members of the active set, due or not (activePins counts only those not yet due). */
   const activeMembers = async (): Promise<number> => {
     const redis = testRedis();

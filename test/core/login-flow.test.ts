@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { emojiHash } from '../../src/registrations/emoji.js';
 import { fullLogin, randomEmoji, randomPhone, randomPin, sendChat } from '../helpers/flow.js';
-import { eventually, get, post } from '../helpers/http.js';
+import { activePinsAt, eventually, get, post } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
 import { expectError, keysUnder, register, waitVerified as waitVerifiedAt } from './support.js';
@@ -37,8 +37,7 @@ describe('core: the PIN login flow', function () {
     // the documented pending shape: the confirmation's field appears only when it is on
     expect(pending.body).to.not.have.property('awaitingConfirmation');
 
-    const health = await get(stack.url, '/health');
-    expect(health.body.activePins).to.equal(1);
+    expect(await activePinsAt(stack.url)).to.equal(1);
 
     const hook = await sendChat(stack.url, `PIN: ${emoji}`, { phone, pushName: 'Ada Lovelace' });
     expect(hook.status, hook.text).to.equal(200);
@@ -56,7 +55,7 @@ describe('core: the PIN login flow', function () {
     await new Promise((r) => setTimeout(r, COLLECT_SECONDS * 1000 + 300));
     expectError(await post(stack.url, '/check-login', { pin }), 404, 'PIN_NOT_FOUND');
     // a login leaves the active count
-    expect((await get(stack.url, '/health')).body.activePins).to.equal(0);
+    expect(await activePinsAt(stack.url)).to.equal(0);
 
     const profile = await get(stack.url, '/profile', login.token);
     expect(profile.status, profile.text).to.equal(200);

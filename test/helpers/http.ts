@@ -52,3 +52,15 @@ export async function eventually<T>(fn: () => Promise<T | undefined>, timeoutMs 
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/**
+ * `/health`'s activePins. /health gives itself a second and answers 503 `unavailable` (figure
+ * null) past it, which a machine loaded by another suite can cause: such an answer is asked again.
+ */
+export function activePinsAt(base: string, timeoutMs = 10000): Promise<number> {
+  return eventually(async () => {
+    const h = await get<{ activePins: number | null }>(base, '/health');
+    return h.status === 200 && typeof h.body.activePins === 'number' ? h.body.activePins : undefined;
+  }, timeoutMs);
+}
+

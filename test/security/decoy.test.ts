@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { keys } from '../../src/redis/keys.js';
-import { get } from '../helpers/http.js';
+import { activePinsAt } from '../helpers/http.js';
 import { randomPhone, randomPin } from '../helpers/flow.js';
 import { startStack, type Stack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
@@ -81,11 +81,7 @@ describe('security: a decoy register-pin learns nothing and receives nothing', f
   it('activePins: naming a live PIN moves it exactly as registering a free one, and one registration does not move it at once', async function () {
     const [a, b] = stack.webs as [typeof stack.webs[0], typeof stack.webs[0]];
     const figureKey = keys(stack.prefix).activePinsFigure();
-    const figure = async (url: string): Promise<number> => {
-      const h = await get(url, '/health');
-      expect(h.status, h.text).to.equal(200);
-      return Number(h.body.activePins);
-    };
+    const figure = (url: string): Promise<number> => activePinsAt(url);
     /** the figure of a new window (the test ends the current one) */
     const counted = async (): Promise<number> => {
       await redis.del(figureKey);
