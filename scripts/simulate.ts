@@ -15,6 +15,7 @@ import { ConfigError, loadConfig, type Config } from '../src/config.js';
  * It prints the service's answer, never a secret.
  */
 const HELP = `usage: npm run simulate -- [--gateway evolution|cloud] --from +<phone> [options] "<text>"
+  --gateway               default: MESSAGING_PROVIDER's (cloud), else evolution
   --url <base>            the service (default http://127.0.0.1:$PORT, PORT default 3000)
   --instance <name>       Evolution instance (default: the first configured, else "main")
   --phone-number-id <id>  Cloud API business number id (default: the first configured, else 1)
@@ -39,7 +40,7 @@ function options(argv: string[], config: Config): Options {
     args: argv,
     allowPositionals: true,
     options: {
-      gateway: { type: 'string', default: 'evolution' },
+      gateway: { type: 'string' },
       from: { type: 'string' },
       url: { type: 'string' },
       instance: { type: 'string' },
@@ -50,7 +51,8 @@ function options(argv: string[], config: Config): Options {
       help: { type: 'boolean', default: false },
     },
   });
-  const gateway = values.gateway;
+  // the gateway the service is configured for, unless told: its reply then goes out the same way
+  const gateway = values.gateway ?? (config.messagingProvider === 'cloud' ? 'cloud' : 'evolution');
   if (values.help || positionals.length !== 1 || (gateway !== 'evolution' && gateway !== 'cloud')) throw new Usage();
   if (values.from !== undefined && !/^\+[1-9]\d{6,14}$/.test(values.from)) throw new Usage('--from must be + and 7 to 15 digits');
   if (values.from === undefined && (gateway !== 'cloud' || values['user-id'] === undefined)) throw new Usage('--from is required (or, for cloud, --user-id)');

@@ -66,6 +66,12 @@ describe('messaging: the simulate command', function () {
     expect(out).to.include('auth: X-Hub-Signature-256');
   });
 
+  it('without --gateway, posts what MESSAGING_PROVIDER names (cloud), so the reply goes out the same way', async function () {
+    const cloud = { WEBHOOK_SECRET: APP_SECRET, MESSAGING_PROVIDER: 'cloud', WHATSAPP_TOKEN: 'token', WHATSAPP_PHONE_NUMBER_ID: '1' };
+    const { out } = await loginWith(cloud, (text, phone) => ['--from', phone, text]);
+    expect(out).to.match(/^cloud webhook/m);
+  });
+
   it('says what went wrong: a refused webhook, bad arguments', async function () {
     const refused = await simulate({ WEBHOOK_SECRET: 'not-the-secret' }, ['--gateway', 'cloud', '--from', randomPhone(), 'PIN: 🍎']);
     expect(refused.code).to.equal(1);
