@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { io as connect, type Socket } from 'socket.io-client';
-import { eventually, request } from '../helpers/http.js';
+import { againWhileUnavailable, eventually, request } from '../helpers/http.js';
 import { startStack, type ServiceProcess, type Stack } from '../helpers/processes.js';
 import { ADMIN, ADMIN_AUTH, basic, collectLogin, postChat, registerPin, sample, scrape } from './support.js';
 
@@ -83,7 +83,7 @@ describe('ops: queue dashboard and /metrics', function () {
       { raw: '{"name":"message","data":{}}', headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' } },
     ];
     for (const req of forged) {
-      const r = await request(base, 'POST', add, req);
+      const r = await againWhileUnavailable(() => request(base, 'POST', add, req));
       expect(r.status, JSON.stringify(req.headers)).to.equal(403);
       expect(r.body).to.include({ success: false, error: 'FORBIDDEN' });
     }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Socket } from 'socket.io-client';
 import { fullLogin } from '../helpers/flow.js';
-import { get } from '../helpers/http.js';
+import { againWhileUnavailable, get } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
 import { connectSocket } from './client.js';
 import { DOCUMENTED_ERRORS, errorBodyProblem } from './expect-error.js';
@@ -72,7 +72,7 @@ describe('security: hostile-input sweep (fast-check) over every endpoint and soc
       fc.asyncProperty(arb, async (c) => {
         counts[name]! += 1;
         const what = (): string => `${c.method} ${c.path}\nheaders ${JSON.stringify(c.headers)}\nbody ${short(c.body?.toString('utf8') ?? '')}`;
-        const o = await send(c).catch((err: unknown) => {
+        const o = await againWhileUnavailable(() => send(c)).catch((err: unknown) => {
           throw new Error(`no answer (${String(err)}): ${what()}`);
         });
         const p = problem(o, successShape);

@@ -44,9 +44,11 @@ export function loginEvents(stack: () => Stack): void {
       const emoji = randomEmoji();
       const phone = randomPhone();
       const reg = await register(a, pin, emoji);
-      expect(reg).to.include({ success: true, expiresIn: 180 });
+      expect(reg.success).to.equal(true);
+      // 180 less the seconds the answer took (a loaded machine can make it one or two)
+      expect(reg.expiresIn).to.be.within(170, 180);
       expect(reg.pinId).to.be.a('string').and.not.equal('');
-      expect(await a.next<Registered>('pin-registered')).to.deep.equal({ pinId: reg.pinId, expiresIn: 180, emojiString: emoji });
+      expect(await a.next<Registered>('pin-registered')).to.deep.equal({ pinId: reg.pinId, expiresIn: reg.expiresIn, emojiString: emoji });
       const other = await register(c, randomPin(), randomEmoji());
       expect(other.success).to.equal(true);
 
