@@ -30,6 +30,9 @@ try {
   process.exit(2);
 }
 const started = Date.now();
+// A reader gone (a terminal closed, a parent test killed with its process group) makes writes fail
+// with EPIPE: that must not crash the run before the interrupt handler deletes its keys.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
 const log = (message: string): void => {
   process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${message}\n`);
 };
