@@ -1,6 +1,6 @@
 import { ConfigError, DEV_SECRET_IN_USE, loadConfig, shortRetryWindows, webhookIsOpen, type Config } from '../config.js';
 import { redisFault } from '../errors.js';
-import { createLogger, type Logger } from '../observability/logger.js';
+import { createLogger, routeConsoleTo, type Logger } from '../observability/logger.js';
 import { createProcessMetrics, type ProcessMetrics } from '../observability/metrics.js';
 import { startSnapshotPublisher, type SnapshotPublisher } from '../observability/snapshots.js';
 import { waitReady } from '../redis/connection.js';
@@ -36,6 +36,7 @@ export function bootstrap(role: Role): Bootstrapped {
     throw err;
   }
   const log = createLogger({ level: config.logLevel, production: config.production, role, instance: config.instanceName });
+  routeConsoleTo(log);
   if (DEV_SECRET_IN_USE(config)) log.warn('JWT_SECRET (or PIN_HASH_KEY) is not set: using a fixed development secret. Never do this in production.');
   if (config.jwtAlgorithm !== 'HS256' && config.jwtKeys.length === 0) {
     log.warn(`JWT_KEYS is not set: tokens are signed with a ${config.jwtAlgorithm} key generated at first start and kept in Redis (docs/tokens.md)`);
@@ -45,10 +46,8 @@ export function bootstrap(role: Role): Bootstrapped {
   }
   for (const warning of shortRetryWindows(config)) log.warn(warning);
   const services = createServices(config, log, role);
-  // A Redis fault here is a command a library sent without awaiting it (the sharded Socket.IO
-  // adapter's SSUBSCRIBE / SUNSUBSCRIBE are observed where we hand it the client:
-  // realtime/room-subscriptions.ts): a warning with its kind. Anything else was never expected:
-  // the stack says where.
+  // A Redis fault here is a command a library sent without awaiting it: a warning with its kind.
+  // Anything else was never expected: the stack says where.
   process.on('unhandledRejection', (reason) => {
     const fault = redisFault(reason);
     if (fault !== null) log.warn('background Redis command failed', { fault, error: String(reason) });

@@ -2,7 +2,6 @@ import http from 'node:http';
 import { adminMiddleware } from '../http/admin/index.js';
 import { AdminLoginThrottle } from '../http/admin/login-throttle.js';
 import { metricsHooks } from '../http/admin/request-metrics.js';
-import { coalesceWrites } from '../redis/write-coalescing.js';
 import { API_BODY_BYTES, createApp } from '../http/app.js';
 import { apiHandlers } from '../http/api-core.js';
 import { fastApi } from '../http/fast-api.js';
@@ -46,8 +45,6 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
   const acceptWebhook = createWebhookAcceptor(services, hooks.webhook);
   const oidc = config.oidc ? oidcMiddleware(services, config.oidc) : undefined;
   const throttle = new AdminLoginThrottle(services.redis, services.keys, config.rateLimits.adminFailuresPer15Minutes, config.rateLimits.ipv6PrefixLength, log);
-  // many requests are read in one poll phase, each sending its command: one writev for all of them
-  coalesceWrites(services.redis, 'loop');
   // one instance of each handler for Koa's routes and the lean handlers in front of it
   const api = apiHandlers(services);
   const app = createApp(services, {

@@ -1,3 +1,4 @@
+import { format } from 'node:util';
 import winston from 'winston';
 
 /**
@@ -18,17 +19,27 @@ export function createLogger(opts: { level: string; production: boolean; role: s
           return `${String(timestamp)} ${String(role)} ${level}: ${String(message)}${extra}${stack ? '\n' + String(stack) : ''}`;
         }),
       );
-  const logger = winston.createLogger({
+  return winston.createLogger({
     level: opts.level,
     defaultMeta: { role: opts.role, instance: opts.instance },
     format,
     transports: [new winston.transports.Console({ stderrLevels: ['error'] })],
   });
-  // winston builds and streams every entry before its level filter drops it; on the login and
-  // webhook paths that cost showed. Levels below the configured one become no-ops (children
-  // inherit them: winston's child loggers are prototype-linked to their parent).
-  for (const level of Object.keys(logger.levels)) {
-    if (!logger.isLevelEnabled(level)) (logger as unknown as Record<string, () => Logger>)[level] = () => logger;
+}
+
+const CONSOLE_LEVELS = { debug: 'debug', log: 'info', info: 'info', warn: 'warn', error: 'error' } as const;
+
+/**
+ * Libraries print to the console on their own (BullMQ's eviction-policy and Redis-version
+ * warnings, oidc-provider's notices; Node's process warnings go through console.error): each
+ * call becomes one entry of `log`, so that in production every line is one JSON object. For the
+ * process's entry points only (bin/bootstrap.ts), after the logger is made: winston's Console
+ * transport keeps the methods it found then.
+ */
+export function routeConsoleTo(log: Logger): void {
+  for (const [method, level] of Object.entries(CONSOLE_LEVELS)) {
+    console[method as keyof typeof CONSOLE_LEVELS] = (...args: unknown[]) => {
+      log.log(level, format(...args), { source: 'console' });
+    };
   }
-  return logger;
 }

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Configuration, default as Provider, KoaContextWithOIDC } from 'oidc-provider';
 import type { OidcConfig } from '../config.js';
-import { redisFault, toAppError } from '../errors.js';
+import { redisFault, toAppError, type AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { redisAdapterFactory } from './adapter.js';
 import { escapeHtml, renderMessagePage } from '../demo/page.js';
@@ -142,15 +142,24 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
   };
   const provider = new ProviderClass(oidc.issuer, configuration);
   provider.proxy = config.trustProxy;
+  // An unreachable store is no fault of the request: 503 with Retry-After, as on every other
+  // path. The provider's error handler answers 500 server_error and emits `server_error`; the
+  // event notes the cause, and a middleware around the provider's routes (documented
+  // `provider.use`) rewrites the answer once the handler has set it.
+  const storeFaults = new WeakMap<object, AppError>();
   provider.on('server_error', (ctx, err) => {
     const fault = toAppError(err);
     if (fault.code !== 'NETWORK_ERROR') {
       services.log.error('oidc server error', { error: err.message });
       return;
     }
-    // an unreachable store is no fault of the request: 503 with Retry-After, as on every other
-    // path (the provider's error handler answered 500 server_error; this event runs before it is sent)
     services.log.warn('oidc request refused: store unavailable', { fault: redisFault(err) ?? 'other', error: err.message });
+    storeFaults.set(ctx, fault);
+  });
+  provider.use(async (ctx, next) => {
+    await next();
+    const fault = storeFaults.get(ctx);
+    if (fault === undefined) return;
     ctx.status = 503;
     if (fault.retryAfter !== undefined) ctx.set('Retry-After', String(fault.retryAfter));
     if (ctx.type === 'application/json') ctx.body = { error: 'temporarily_unavailable', error_description: fault.message };

@@ -1,10 +1,10 @@
 import { Worker, type Processor } from 'bullmq';
+import { Cluster } from 'ioredis';
 import { redisFault } from '../errors.js';
 import { createSenders } from '../messaging/providers/index.js';
 import { connect } from '../redis/connection.js';
 import type { DeliveryTracker } from '../messaging/delivery.js';
-import { coalesceWrites } from '../redis/write-coalescing.js';
-import { Notifier } from '../realtime/notifier.js';
+import { Notifier, shardedEmitter } from '../realtime/notifier.js';
 import { QUEUE } from './jobs.js';
 import { failedForGood, inboundBackoff } from './inbound-retry.js';
 import { inboundQueueName, isInbound, partitionList } from './partitions.js';
@@ -43,10 +43,10 @@ const OUTBOUND_CONCURRENCY = 16;
 export function startWorkers(services: WorkerServices, hooks: WorkerHooks = {}): WorkerHost {
   const { config, keys, log, redis } = services;
   const connection = connect(config.redis, 'worker', `pinauth:worker:${config.instanceName}`);
-  // BullMQ's finish-and-fetch goes on `connection`, the login scripts and the publish on `redis`
-  coalesceWrites(connection);
-  coalesceWrites(redis);
-  const notifier = new Notifier(redis, keys.socketChannel(), config.redis.kind === 'cluster');
+  const notifier =
+    redis instanceof Cluster
+      ? new Notifier(shardedEmitter(redis, connect(config.redis, 'subscriber', `pinauth:notify-sub:${config.instanceName}`) as Cluster, keys.socketChannel()))
+      : Notifier.classic(redis, keys.socketChannel());
   const common = {
     connection,
     stalledInterval: config.stalledIntervalMs,
@@ -126,6 +126,7 @@ export function startWorkers(services: WorkerServices, hooks: WorkerHooks = {}):
         for (const w of workers) void w.disconnect().catch(() => undefined);
       }
       connection.disconnect();
+      await notifier.close();
       log.info('workers stopped');
     },
   };

@@ -1,7 +1,16 @@
 import { Emitter } from '@socket.io/redis-emitter';
+import type { Cluster } from 'ioredis';
+import { Server } from 'socket.io';
 import type { RedisClient } from '../redis/connection.js';
 import type { LoginResult } from '../registrations/login-result.js';
 import { INTERNAL_EVENTS } from './events.js';
+import { socketAdapter } from './adapter.js';
+
+/** What a Notifier publishes through: a server-side emit every web node hears. */
+export interface ServerSideEmitter {
+  serverSideEmit(event: string, ...args: unknown[]): void;
+  close(): Promise<void>;
+}
 
 /**
  * How workers reach sockets on any web node: one PUBLISH on the adapter's own request channel
@@ -9,11 +18,18 @@ import { INTERNAL_EVENTS } from './events.js';
  * to its own sockets of that registration (delivery.ts), filling in what only it knows (the PIN).
  */
 export class Notifier {
-  private readonly emitter: { serverSideEmit(event: string, ...args: unknown[]): void };
+  /** `emitter`: the adapter's emitter (one server or Sentinel) or shardedEmitter() (a Redis Cluster). */
+  constructor(private readonly emitter: ServerSideEmitter) {}
 
-  /** `sharded`: the web nodes use the sharded adapter (cluster mode), see ShardedEmitter. */
-  constructor(redis: RedisClient, channelKey: string, sharded = false) {
-    this.emitter = sharded ? new ShardedEmitter(redis, channelKey) : new Emitter(redis, { key: channelKey });
+  /** The classic adapter's emitter on `channelKey`: one PUBLISH an event, at most once (a client that missed it polls). */
+  static classic(redis: RedisClient, channelKey: string): Notifier {
+    const emitter = new Emitter(redis, { key: channelKey });
+    return new Notifier({ serverSideEmit: (event, ...args) => emitter.serverSideEmit(event, ...args), close: async () => undefined });
+  }
+
+  /** Lets what the emitter holds go (the sharded one's Socket.IO server and subscriber). */
+  close(): Promise<void> {
+    return this.emitter.close();
   }
 
   /** `auth-success` to the sockets that registered the PIN, on whichever node they are. */
@@ -42,28 +58,20 @@ export class Notifier {
   }
 }
 
-/** socket.io-adapter's ClusterAdapter message type for a server-side emit. */
-const SERVER_SIDE_EMIT = 9;
-
 /**
  * The sharded adapter (Redis 7 sharded pub/sub, what a Redis Cluster needs) has no emitter
- * package: this SPUBLISHes a server-side emit in its message format on its namespace channel
- * (`<channelPrefix>#/#`), which every web node SSUBSCRIBEs. The uid is no node's, so every node
- * handles it. The message is JSON: our payloads are never binary.
+ * package (socketio/socket.io-redis-emitter#127): a worker emits through a Socket.IO server of
+ * its own, attached to no HTTP server, on the same adapter as the web nodes (documented
+ * `serverSideEmit`). It subscribes the adapter's two namespace channels, so it also receives
+ * (and drops) other workers' emits. `close()` lets its channels and `sub` go.
  */
-export class ShardedEmitter {
-  private readonly channel: string;
-
-  constructor(
-    private readonly redis: RedisClient,
-    channelPrefix: string,
-  ) {
-    this.channel = `${channelPrefix}#/#`;
-  }
-
-  serverSideEmit(event: string, ...args: unknown[]): void {
-    const message = JSON.stringify({ uid: 'pinauth-worker', nsp: '/', type: SERVER_SIDE_EMIT, data: { packet: [event, ...args] } });
-    // at most once, as the classic emitter: a client that missed it polls or re-joins
-    this.redis.spublish(this.channel, message).catch(() => undefined);
-  }
+export function shardedEmitter(pub: Cluster, sub: Cluster, channelPrefix: string): ServerSideEmitter {
+  const io = new Server({ serveClient: false, adapter: socketAdapter(true, pub, sub, channelPrefix) });
+  return {
+    serverSideEmit: (event, ...args) => io.serverSideEmit(event, ...args),
+    async close() {
+      await io.close();
+      sub.disconnect();
+    },
+  };
 }

@@ -1,10 +1,8 @@
 import type { Server as HttpServer } from 'node:http';
-import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import { Server } from 'socket.io';
-import { Cluster } from 'ioredis';
 import type { Config } from '../config.js';
-import { redisFault } from '../errors.js';
-import { connect, type RedisClient } from '../redis/connection.js';
+import { connect } from '../redis/connection.js';
+import { socketAdapter } from './adapter.js';
 import type { Keys } from '../redis/keys.js';
 import { originOf } from '../registrations/origin.js';
 import { deliverAwaiting, deliverEnded, deliverExpiry, deliverLogin, isLoginResult } from './delivery.js';
@@ -15,7 +13,6 @@ import { EventThrottle } from './throttle.js';
 import type { Limits } from '../security/limits.js';
 import type { Probes } from '../security/probes.js';
 import { handshakeIp, socketAdmission } from './admission.js';
-import { observeRoomSubscriptions } from './room-subscriptions.js';
 
 /** What the sockets use of the process's services (services.ts's bag has it). */
 export interface RealtimeServices extends HandlerServices {
@@ -33,21 +30,6 @@ export interface Realtime {
 }
 
 /**
- * Rooms across nodes: classic pub/sub on one server or through Sentinel; on a Redis Cluster the
- * sharded adapter (SSUBSCRIBE, Redis 7), whose messages stay on the shard owning each channel
- * instead of being broadcast to every node of the cluster. Workers publish to either through
- * notifier.ts.
- */
-export function socketAdapter(
-  sharded: boolean,
-  pub: RedisClient,
-  sub: RedisClient,
-  channel: string,
-): ReturnType<typeof createAdapter> | ReturnType<typeof createShardedAdapter> {
-  return sharded ? createShardedAdapter(pub, sub, { channelPrefix: channel }) : createAdapter(pub, sub, { key: channel });
-}
-
-/**
  * Socket.IO on the web node's HTTP server (same port, default path), rooms shared across nodes
  * through the Redis adapter on `<KEY_PREFIX>:socket.io`, the channel workers publish on.
  * Connections need no authentication: a client registers before it has tokens.
@@ -59,15 +41,6 @@ export function attachRealtime(httpServer: HttpServer, services: RealtimeService
   // ioredis 6 turns into the same `messageBuffer`/`pmessageBuffer` events the adapter listens to.
   const pub = connect(config.redis, 'subscriber', `pinauth:io-pub:${config.instanceName}`);
   const sub = connect(config.redis, 'subscriber', `pinauth:io-sub:${config.instanceName}`);
-  // A room (un)subscription that failed: its sockets may miss that registration's events on this
-  // node: the client's recheck finds the result (docs/realtime.md, Results a connected socket missed).
-  if (sub instanceof Cluster) {
-    observeRoomSubscriptions(sub, (command, err) => {
-      const fault = redisFault(err);
-      if (fault !== null) log.warn('socket room subscription failed', { command, fault, error: String(err) });
-      else log.error('socket room subscription failed', { command, error: String(err), stack: err instanceof Error ? err.stack : undefined });
-    });
-  }
   const admission = socketAdmission(config, services.limits.group, services.probes);
   const io = new Server(httpServer, {
     serveClient: false,

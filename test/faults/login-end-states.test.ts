@@ -79,7 +79,7 @@ describe('faults: a failed or cancelled login ends cleanly', function () {
     const job = await queue.getJob(inboundJobId(messageKey('evolution', 'test-instance', rawId)));
     await queue.close();
     expect(job, 'the inbound job').to.not.equal(undefined);
-    const ended = await endFailedLogin(services, new Notifier(services.redis, services.keys.socketChannel()), job!.data as InboundJob);
+    const ended = await endFailedLogin(services, Notifier.classic(services.redis, services.keys.socketChannel()), job!.data as InboundJob);
     expect(ended).to.equal(true);
 
     const error = await c.next<{ error: string; message: string }>('pin-error');
@@ -87,7 +87,7 @@ describe('faults: a failed or cancelled login ends cleanly', function () {
     expectError(await post(f.stack.url, '/check-login', { pin }), 410, 'LOGIN_FAILED');
     expect(await services.redis.exists(services.keys.session(reg.u!, reg.d!)), 'the session of the claim').to.equal(0);
     // a second call finds nothing to end
-    expect(await endFailedLogin(services, new Notifier(services.redis, services.keys.socketChannel()), job!.data as InboundJob)).to.equal(false);
+    expect(await endFailedLogin(services, Notifier.classic(services.redis, services.keys.socketChannel()), job!.data as InboundJob)).to.equal(false);
     // the client starts again with the same PIN
     const again = await post(f.stack.url, '/register-pin', { pin, emojiString: randomEmoji() });
     expect(again.status, again.text).to.equal(200);

@@ -10,8 +10,8 @@ import { loadConfig } from '../../src/config.js';
 import { keys as keySchema } from '../../src/redis/keys.js';
 import { connect, type RedisClient } from '../../src/redis/connection.js';
 import { Scripts } from '../../src/redis/scripts.js';
-import { ShardedEmitter } from '../../src/realtime/notifier.js';
-import { socketAdapter } from '../../src/realtime/server.js';
+import { shardedEmitter } from '../../src/realtime/notifier.js';
+import { socketAdapter } from '../../src/realtime/adapter.js';
 import { eventually } from '../helpers/http.js';
 import { ClusterTopology } from '../helpers/redis-topology.js';
 import { connected, type TestClient } from '../realtime/clients.js';
@@ -103,12 +103,13 @@ describe('redis: Cluster groundwork (3 primaries)', function () {
       }, 10000, 200);
       expect(onB.of('hello')[0]).to.deep.equal({ from: 'A' });
 
-      const emitter = new ShardedEmitter(open('command'), channel);
+      const emitter = shardedEmitter(open('command') as Cluster, open('subscriber') as Cluster, channel);
       await eventually(async () => {
         emitter.serverSideEmit('worker-event', 'room-a', { ok: 1 });
         return onB.of('delivered').length > 0 ? true : undefined;
       }, 10000, 200);
       expect(onB.of('delivered')[0]).to.deep.equal({ ok: 1 });
+      await emitter.close();
     } finally {
       for (const s of sockets) s.close();
       for (const s of servers) {
