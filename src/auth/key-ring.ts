@@ -29,8 +29,8 @@ export interface RingKey {
    * Refresh tokens: HS256 under a key derived from this key's private part (the key itself
    * under HS256). Only this service ever reads a refresh token, so it needs no public
    * signature, and a MAC costs a twentieth of an ES256 signature check (5 vs 78 µs): a refresh
-   * verifies one and a login signs one. Absent for a verify-only key: its refresh tokens were
-   * signed before this scheme or can't be checked, and sign in again.
+   * verifies one and a login signs one. Absent for a verify-only key: its refresh tokens can't
+   * be checked, and their sessions sign in again.
    */
   refresh: MacKey | undefined;
 }
@@ -93,8 +93,6 @@ export class KeyRing {
   private constructor(
     readonly active: RingKey,
     keys: RingKey[],
-    /** verifies tokens without a kid: only HS256, for tokens issued before kids existed */
-    readonly legacy: RingKey | undefined,
     private readonly material: KeyMaterial[],
   ) {
     this.byKid = new Map(keys.map((k) => [k.kid, k]));
@@ -107,16 +105,16 @@ export class KeyRing {
     if (!active) throw new Error(`no key with kid ${activeKid}`);
     // the active key first: JWKS readers and the OIDC provider take the first match
     const ordered = [...material].sort((a, b) => Number(b.kid === activeKid) - Number(a.kid === activeKid));
-    return new KeyRing(active, keys, undefined, ordered);
+    return new KeyRing(active, keys, ordered);
   }
 
   static hmac(secret: string): KeyRing {
     const key = hmacKey(secret);
-    return new KeyRing(key, [key], key, []);
+    return new KeyRing(key, [key], []);
   }
 
+  /** The key a token's `kid` names (every token we sign carries one). */
   find(kid: unknown): RingKey | undefined {
-    if (kid === undefined) return this.legacy;
     return typeof kid === 'string' ? this.byKid.get(kid) : undefined;
   }
 

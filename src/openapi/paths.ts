@@ -92,7 +92,7 @@ export const ROUTES: RouteDoc[] = [
       'Send an `Idempotency-Key` header (or `idempotencyKey` in the body), new for each attempt and the same on its retries: a retry of an attempt that was applied (a 503 or a lost answer) then gets the same pinId and emoji string, also when the server draws the string.',
     body: req.registerPinSchema,
     ok: { description: 'registered (or already registered)', schema: res.registerPinResponseSchema },
-    errors: ['PIN_CONFLICT', 'LOGIN_DENIED', 'RATE_LIMITED', 'NETWORK_ERROR'],
+    errors: ['LOGIN_DENIED', 'RATE_LIMITED', 'NETWORK_ERROR'],
   },
   {
     method: 'post',

@@ -79,7 +79,7 @@ describe('security: token and session attacks answer 401 (HS256 by configuration
   });
 
   it('/refresh-token: an expired refresh token → 401 REFRESH_TOKEN_EXPIRED', async function () {
-    const expired = forgeJwt({ ...decodeJwt(victim.refreshToken), exp: now() - 60 }, { alg: 'HS256', key: SECRET });
+    const expired = forgeJwt({ ...decodeJwt(victim.refreshToken), exp: now() - 60 }, { alg: 'HS256', key: SECRET }, { kid });
     expectError(await refresh(victim.token, expired), 'REFRESH_TOKEN_EXPIRED');
   });
 

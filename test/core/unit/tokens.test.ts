@@ -64,9 +64,9 @@ describe('core unit: tokens (HS256 by configuration)', function () {
     expect(codeOf(() => tokens.verify(`${pair.token}=`, 'access'))).to.equal('AUTHENTICATION_FAILED');
   });
 
-  it('a token without a kid (issued before kids existed) still verifies under HS256; an unknown kid does not', function () {
-    const legacy = jwt.sign(payload(pair.token), SECRET, { algorithm: 'HS256' });
-    expect(codeOf(() => tokens.verify(legacy, 'access'))).to.equal('accepted');
+  it('a token without a kid or with an unknown kid is refused under HS256', function () {
+    const noKid = jwt.sign(payload(pair.token), SECRET, { algorithm: 'HS256' });
+    expect(codeOf(() => tokens.verify(noKid, 'access'))).to.equal('AUTHENTICATION_FAILED');
     const unknown = jwt.sign(payload(pair.token), SECRET, { algorithm: 'HS256', keyid: 'hs-unknown' });
     expect(codeOf(() => tokens.verify(unknown, 'access'))).to.equal('AUTHENTICATION_FAILED');
   });
@@ -128,14 +128,14 @@ for (const alg of ['ES256', 'EdDSA'] as AsymmetricAlg[]) {
       expect(codeOf(() => tokens.verify(jwt.sign(claims, rsa, { algorithm: 'RS256', keyid: current.kid }), 'access'))).to.equal('AUTHENTICATION_FAILED');
     });
 
-    it('refresh tokens: HS256 under the active key\'s derived refresh key, the same on every node; one signed by the key itself still verifies', function () {
+    it('refresh tokens: HS256 under the active key\'s derived refresh key, the same on every node; one signed by the key itself is refused', function () {
       expect(header(pair.refreshToken)).to.deep.equal({ alg: 'HS256', typ: 'JWT', kid: current.kid });
       // another process with the same keys (a web node after the worker signed it) verifies it
       const elsewhere = new TokenService(SETTINGS, KeyRing.fromMaterial(parseKeySet(JSON.stringify([privateJwk(previous), privateJwk(current)])), current.kid));
       expect(elsewhere.verify(pair.refreshToken, 'refresh')).to.include({ sub: 'user-1', jti: 'jti-1' });
-      // issued before refresh keys existed: signed by the asymmetric key itself
-      const legacy = signWith(current, payload(pair.refreshToken));
-      expect(tokens.verify(legacy, 'refresh').jti).to.equal('jti-1');
+      // signed by the asymmetric key itself: not a refresh token this service issues
+      const byTheKey = signWith(current, payload(pair.refreshToken));
+      expect(codeOf(() => tokens.verify(byTheKey, 'refresh'))).to.equal('AUTHENTICATION_FAILED');
       // an HS256 refresh token is never an access token, and HS256 never stands for the key's own algorithm
       expect(codeOf(() => tokens.verify(pair.refreshToken, 'access'))).to.equal('AUTHENTICATION_FAILED');
       const input = `${b64({ alg: 'HS256', typ: 'JWT', kid: current.kid })}.${b64(payload(pair.refreshToken))}`;
