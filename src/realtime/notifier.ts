@@ -70,7 +70,8 @@ export function shardedEmitter(pub: Cluster, sub: Cluster, channelPrefix: string
   return {
     serverSideEmit: (event, ...args) => io.serverSideEmit(event, ...args),
     async close() {
-      await io.close();
+      // the server has no HTTP server or engine to close (Server#close expects one): its adapter unsubscribes
+      await io.of('/').adapter.close();
       sub.disconnect();
     },
   };
