@@ -380,7 +380,7 @@ const ALGORITHMS: SigningAlg[] = ['ES256', 'EdDSA', 'HS256'];
 /**
  * Token signing and PIN hashing keys. Asymmetric (ES256 by default) unless JWT_ALGORITHM=HS256;
  * keys from JWT_KEYS (inline JSON) or JWT_KEYS_FILE, else one generated once and kept in Redis.
- * PINs are hashed with PIN_HASH_KEY, falling back to JWT_SECRET (how they were keyed before).
+ * PINs are hashed with PIN_HASH_KEY, falling back to JWT_SECRET.
  */
 function signingConfig(env: Env, production: boolean) {
   const explicitAlg = str(env, 'JWT_ALGORITHM');
