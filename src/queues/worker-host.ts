@@ -126,7 +126,7 @@ export function startWorkers(services: WorkerServices, hooks: WorkerHooks = {}):
         for (const w of workers) void w.disconnect().catch(() => undefined);
       }
       connection.disconnect();
-      await notifier.close();
+      notifier.close();
       log.info('workers stopped');
     },
   };

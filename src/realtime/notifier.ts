@@ -9,7 +9,7 @@ import { socketAdapter } from './adapter.js';
 /** What a Notifier publishes through: a server-side emit every web node hears. */
 export interface ServerSideEmitter {
   serverSideEmit(event: string, ...args: unknown[]): void;
-  close(): Promise<void>;
+  close(): void;
 }
 
 /**
@@ -24,12 +24,12 @@ export class Notifier {
   /** The classic adapter's emitter on `channelKey`: one PUBLISH an event, at most once (a client that missed it polls). */
   static classic(redis: RedisClient, channelKey: string): Notifier {
     const emitter = new Emitter(redis, { key: channelKey });
-    return new Notifier({ serverSideEmit: (event, ...args) => emitter.serverSideEmit(event, ...args), close: async () => undefined });
+    return new Notifier({ serverSideEmit: (event, ...args) => emitter.serverSideEmit(event, ...args), close: () => undefined });
   }
 
   /** Lets what the emitter holds go (the sharded one's Socket.IO server and subscriber). */
-  close(): Promise<void> {
-    return this.emitter.close();
+  close(): void {
+    this.emitter.close();
   }
 
   /** `auth-success` to the sockets that registered the PIN, on whichever node they are. */
@@ -63,16 +63,14 @@ export class Notifier {
  * package (socketio/socket.io-redis-emitter#127): a worker emits through a Socket.IO server of
  * its own, attached to no HTTP server, on the same adapter as the web nodes (documented
  * `serverSideEmit`). It subscribes the adapter's two namespace channels, so it also receives
- * (and drops) other workers' emits. `close()` lets its channels and `sub` go.
+ * (and drops) other workers' emits. `close()` lets `sub` go.
  */
 export function shardedEmitter(pub: Cluster, sub: Cluster, channelPrefix: string): ServerSideEmitter {
   const io = new Server({ serveClient: false, adapter: socketAdapter(true, pub, sub, channelPrefix) });
   return {
     serverSideEmit: (event, ...args) => io.serverSideEmit(event, ...args),
-    async close() {
-      // the server has no HTTP server or engine to close (Server#close expects one): its adapter unsubscribes
-      await io.of('/').adapter.close();
-      sub.disconnect();
-    },
+    // the server has no engine or timer to stop; its subscriptions end with the connection
+    // (never awaiting an unsubscribe, which would wait for a Redis that is gone)
+    close: () => sub.disconnect(),
   };
 }

@@ -109,7 +109,7 @@ describe('redis: Cluster groundwork (3 primaries)', function () {
         return onB.of('delivered').length > 0 ? true : undefined;
       }, 10000, 200);
       expect(onB.of('delivered')[0]).to.deep.equal({ ok: 1 });
-      await emitter.close();
+      emitter.close();
     } finally {
       for (const s of sockets) s.close();
       for (const s of servers) {
