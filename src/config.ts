@@ -195,7 +195,7 @@ export interface Config {
   logLevel: string;
   rateLimits: RateLimitConfig;
   inboundConcurrency: number;
-  /** intake streams and inbound queues, one slot each on a cluster (queues/partitions.ts) */
+  /** inbound queues, one slot each on a cluster (queues/partitions.ts) */
   inboundPartitions: number;
   /** outbound queues, one slot each on a cluster (queues/partitions.ts); default: as many as inbound */
   outboundPartitions: number;

@@ -219,8 +219,8 @@ export interface Leg {
 
 /**
  * Where a login's time goes, from the webhook's send to `auth-success` at the client: the web
- * node accepting it (send → `receivedAt`, the request's trip included), the intake stream and
- * the worker's pump (→ the job's creation), the queue (→ taken), the worker (→ finished), and
+ * node accepting it (send → `receivedAt`, the request's trip included), its add of the job
+ * (→ the job's creation), the queue (→ taken), the worker (→ finished), and
  * the event's way back (→ the client: Redis pub/sub, the socket's node, the websocket).
  */
 export interface LoginLegs {
@@ -239,14 +239,6 @@ export class QueueProbe {
   constructor(queueName: string, bullPrefix: string) {
     this.queue = new Queue(queueName, { connection: { url: REDIS_URL }, prefix: bullPrefix });
   }
-
-  /** Entries of a stream (the web's intake stream: accepted messages not yet on the queue). */
-  async streamLength(key: string): Promise<number> {
-    this.client ??= benchRedis();
-    return this.client.xlen(key);
-  }
-
-  private client: Redis | undefined;
 
   counts(): Promise<Record<string, number>> {
     return this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
@@ -298,22 +290,18 @@ export class QueueProbe {
     }
   }
 
-  /**
-   * Resolves once the intake stream is empty and (with `andQueue`) no job waits or runs;
-   * rejects after `timeoutMs`.
-   */
-  async drained(intakeKey: string, timeoutMs: number, andQueue: boolean): Promise<void> {
+  /** Resolves once no job waits or runs; rejects after `timeoutMs`. */
+  async drained(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const streamLeft = await this.streamLength(intakeKey);
-      const c = andQueue ? await this.counts() : {};
-      if (streamLeft === 0 && (c.waiting ?? 0) + (c.active ?? 0) + (c.prioritized ?? 0) === 0) return;
-      if (Date.now() > deadline) throw new Error(`not drained after ${timeoutMs} ms: ${streamLeft} in the intake stream, ${JSON.stringify(c)}`);
+      const c = await this.counts();
+      if ((c.waiting ?? 0) + (c.active ?? 0) + (c.prioritized ?? 0) === 0) return;
+      if (Date.now() > deadline) throw new Error(`not drained after ${timeoutMs} ms: ${JSON.stringify(c)}`);
       await sleep(50);
     }
   }
 
-  /** Holds the queue: workers take no job (the pump still adds them), until resume(). */
+  /** Holds the queue: workers take no job (the web still adds them), until resume(). */
   pause(): Promise<void> {
     return this.queue.pause();
   }
@@ -323,7 +311,6 @@ export class QueueProbe {
   }
 
   close(): Promise<void> {
-    this.client?.disconnect();
     return this.queue.close();
   }
 }

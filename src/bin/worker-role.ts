@@ -1,4 +1,3 @@
-import { startIntakePumps } from '../queues/intake-pump.js';
 import { startWorkers, type WorkerHost } from '../queues/worker-host.js';
 import type { Bootstrapped } from './bootstrap.js';
 
@@ -7,7 +6,7 @@ export interface WorkerRole {
   stop(): Promise<void>;
 }
 
-/** The worker role: the intake pump and BullMQ workers of every queue, feeding the worker metrics. */
+/** The worker role: BullMQ workers of every queue, feeding the worker metrics. */
 export function startWorker(b: Bootstrapped): WorkerRole {
   const m = b.metrics.worker;
   const host = startWorkers(b.services, {
@@ -18,12 +17,10 @@ export function startWorker(b: Bootstrapped): WorkerRole {
     onOutboundResult: (gateway, result) => m.outboundResult(gateway, result),
     onInboundFailed: () => m.inboundFailed(),
   });
-  const pump = startIntakePumps(b.services);
   b.log.info('workers started', { queues: host.workers.map((w) => w.name) });
   return {
     host,
     async stop() {
-      await pump.stop();
       await host.close(b.config.shutdownTimeoutMs);
     },
   };

@@ -5,8 +5,8 @@ import { clientIp } from '../security/client-ip.js';
 import { WebhookAdmission } from '../security/webhook-admission.js';
 import type { StatusResult } from '../messaging/delivery.js';
 import { normaliseWebhook, type IgnoreReason, type StatusUpdate } from '../messaging/inbound.js';
-import { createPartitionedIntake } from '../messaging/intake.js';
 import type { Logger } from '../observability/logger.js';
+import { createIntake } from '../queues/intake.js';
 import type { WebhookRoute } from '../messaging/webhook-path.js';
 import type { Services } from '../services.js';
 import { JSON_TYPE, readBody } from './read-body.js';
@@ -50,9 +50,8 @@ export type AcceptWebhook = (req: IncomingMessage, route: WebhookRoute, log: () 
  * The gateway's door, the one implementation of `POST /messaging-endpoint` (served by the lean
  * handler in fast-webhook.ts in front of Koa, and by the Koa route for any app without it). It
  * does the least before answering: authenticate, read the exact bytes, parse, normalise (so
- * receipts and other noise never reach Redis), and store each text message in the intake stream
- * (batched per event-loop turn, see intake.ts; the worker's pump moves them onto the `inbound`
- * queue; with INBOUND_PARTITIONS, the stream and queue of the message id's partition). It
+ * receipts and other noise never reach Redis), and add each text message as a job to the `inbound`
+ * queue (queues/intake.ts; with INBOUND_PARTITIONS, the queue of the message id's partition). It
  * answers 200 only once every message is in Redis; a Redis failure propagates (503 NETWORK_ERROR: the gateway retries); 4xx only for requests
  * that can never succeed.
  *
@@ -70,14 +69,11 @@ export type AcceptWebhook = (req: IncomingMessage, route: WebhookRoute, log: () 
  * never gets a 200. De-duplication beyond the job id and the matching happen in the worker.
  */
 export function createWebhookAcceptor(services: Services, hooks: WebhookHooks = {}): AcceptWebhook {
-  const { webhookAuth, scripts, keys, replicas, delivery, config, limits } = services;
+  const { webhookAuth, queues, replicas, delivery, config, limits } = services;
   const admission = new WebhookAdmission(config.webhookLimits.inFlightPerIp, config.webhookLimits.unverifiedBytes, WEBHOOK_BODY_LIMIT);
   const authenticated = { drainTo: WEBHOOK_DRAIN_LIMIT };
   // with REDIS_WAIT_REPLICAS, "in Redis" means on the replicas too: a failover then loses no accepted message
-  const intake = createPartitionedIntake(config.inboundPartitions, (k) => async (entries) => {
-    await scripts.run('intake-push', [keys.inboundIntake(k), ...entries]);
-    await replicas.sync();
-  });
+  const intake = createIntake(queues, () => replicas.sync());
 
   const rejected = (): AppError => {
     hooks.onRejected?.();

@@ -1,6 +1,6 @@
 /**
- * Which of N partitions a message (or an outbound job) falls in: the intake's stream and the
- * queue after it (src/queues/partitions.ts names them). A hash of the id, so a redelivery lands
+ * Which of N partitions a message (or an outbound job) falls in: the queue it goes to
+ * (src/queues/partitions.ts names them). A hash of the id, so a redelivery lands
  * where the first delivery did.
  */
 

@@ -35,7 +35,10 @@ export function retryOrGiveUp(err: unknown, attemptsMade: number): Error {
   return new UnrecoverableError(`gave up after ${attemptsMade + 1} attempts: ${error.message}`);
 }
 
-/** A failure BullMQ reports that ends the job (given up, or stalled past maxStalledCount). */
+/**
+ * A failure the worker's `failed` event reports that ends the job: an UnrecoverableError (given up
+ * above, or BullMQ's own for a job stalled past maxStalledCount) or its attempts used up.
+ */
 export function failedForGood(err: Error, attemptsMade: number, attempts: number | undefined): boolean {
-  return err.name === 'UnrecoverableError' || /stalled more than allowable limit/.test(err.message) || attemptsMade >= (attempts ?? 1);
+  return err instanceof UnrecoverableError || attemptsMade >= (attempts ?? 1);
 }

@@ -2,18 +2,16 @@ import { QUEUE } from './jobs.js';
 import { partitionList, partitionOf } from '../messaging/partitions.js';
 
 /**
- * The inbound path in N partitions (INBOUND_PARTITIONS): intake stream k, its pump, and inbound
- * queue k. On a Redis Cluster one key lives in one slot, so one stream and one BullMQ queue (whose
- * scripts need all its keys in one slot) would be one shard's work however many shards run; N
- * partitions spread them. A message's partition is a hash of its id, so a gateway's redelivery
- * lands in the same stream and queue and the job id still makes it one job.
- * N = 1 (the default) keeps the single stream and the queue named `inbound`.
+ * The inbound path in N partitions (INBOUND_PARTITIONS): inbound queue k. On a Redis Cluster a
+ * BullMQ queue's keys share one slot (its scripts need them together), so one queue would be one
+ * shard's work however many shards run; N partitions spread them. A message's partition is a
+ * hash of its id, so a gateway's redelivery lands in the same queue and the job id still makes
+ * it one job. N = 1 (the default) keeps the single queue named `inbound`.
  *
  * The `outbound` queue splits the same way (OUTBOUND_PARTITIONS, by default as many as
  * INBOUND_PARTITIONS): a job goes to the queue of its job id's hash, so a repeated add under
  * the same id (a retried reply, an Idempotency-Key) finds the same queue and stays one job.
- * Which partition a message or job falls in is messaging's (src/messaging/partitions.ts): the
- * intake splits by it before any queue sees the message.
+ * Which partition a message or job falls in is messaging's (src/messaging/partitions.ts).
  */
 
 export { partitionList, partitionOf };

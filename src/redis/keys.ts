@@ -45,10 +45,6 @@ export interface Keys {
   idempotency(userId: string, keyDigest: string): string;
   /** inbound message ids seen in the last 24 hours; tag `m<id>` */
   message(messageId: string): string;
-  /** stream of accepted webhook messages not yet on the `inbound` queue (intake.ts → intake-pump.ts), partition k */
-  inboundIntake(partition?: number): string;
-  /** the pump lock of intake partition k (same slot as its stream) */
-  intakePumpLock(partition?: number): string;
   /** BullMQ prefix of one queue: a queue's keys must share a slot (BullMQ's scripts need it) */
   queuePrefix(queue: string): string;
   /** Socket.IO redis adapter / emitter channel */
@@ -119,8 +115,6 @@ export function keys(prefix: string): Keys {
     rotation: (id, sid) => `${prefix}:rot:{u${id}}:${sid}`,
     idempotency: (userId, keyDigest) => `${prefix}:idem:{u${userId}}:${keyDigest}`,
     message: (id) => `${prefix}:msg:{m${id}}`,
-    inboundIntake: (k = 0) => `${prefix}:intake:{i${k}}`,
-    intakePumpLock: (k = 0) => `${prefix}:intake:{i${k}}:lock`,
     queuePrefix: (queue) => `${prefix}:bull:{q${queue}}`,
     socketChannel: () => `${prefix}:socket.io`,
     rateLimit: (name) => `${prefix}:rl:${name}`,

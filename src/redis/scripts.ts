@@ -18,7 +18,7 @@ export { fixed, type ScriptArg, type StepArg } from './phase-plans.js';
  * steps is described there. Steps that check and spend rate-limit budgets get the one budget
  * library (scripts/lib/budgets.lua) prepended: Redis scripts can't include each other.
  */
-const SCRIPT_NAMES = ['claim-login', 'complete-login', 'rotate-session', 'end-sessions', 'list-sessions', 'intake-push', 'intake-lock'] as const;
+const SCRIPT_NAMES = ['claim-login', 'complete-login', 'rotate-session', 'end-sessions', 'list-sessions'] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 /**
@@ -32,8 +32,6 @@ const DECLARED_KEYS: Record<ScriptName, number | 'first-argument'> = {
   'rotate-session': 4,
   'end-sessions': 1,
   'list-sessions': 1,
-  'intake-push': 1,
-  'intake-lock': 1,
 };
 
 const STEP_NAMES = [

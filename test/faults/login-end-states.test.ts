@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { messageKey } from '../../src/messaging/inbound.js';
-import { inboundJobId } from '../../src/messaging/intake.js';
+import { inboundJobId } from '../../src/queues/intake.js';
 import { createLogger } from '../../src/observability/logger.js';
 import type { InboundJob } from '../../src/queues/jobs.js';
 import { endFailedLogin } from '../../src/queues/workers/inbound.js';

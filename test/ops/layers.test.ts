@@ -125,11 +125,11 @@ describe('ops: dependencies point down', function () {
   it('would see an upward import and a circle (the checks can fail)', function () {
     // a lower layer reaching the service bag, as six queues/ and realtime/ modules once did
     const wrong = [
-      { from: 'queues/intake-pump.ts', to: 'services.ts' },
+      { from: 'queues/worker-host.ts', to: 'services.ts' },
       { from: 'config.ts', to: 'key-material.ts' },
       { from: 'key-material.ts', to: 'config.ts' },
     ];
-    expect(upward(wrong)).to.deep.equal(['queues/intake-pump.ts → services.ts']);
+    expect(upward(wrong)).to.deep.equal(['queues/worker-host.ts → services.ts']);
     expect(circles(['config.ts'], wrong)).to.deep.equal(['config.ts → key-material.ts → config.ts']);
   });
 });

@@ -10,6 +10,9 @@ import { loadConfig } from '../../src/config.js';
 import { keys as keySchema } from '../../src/redis/keys.js';
 import { connect, type RedisClient } from '../../src/redis/connection.js';
 import { Scripts } from '../../src/redis/scripts.js';
+import { createIntake, inboundJobId } from '../../src/queues/intake.js';
+import { partitionOf } from '../../src/queues/partitions.js';
+import { createQueues } from '../../src/queues/queues.js';
 import { shardedEmitter } from '../../src/realtime/notifier.js';
 import { socketAdapter } from '../../src/realtime/adapter.js';
 import { eventually } from '../helpers/http.js';
@@ -119,20 +122,37 @@ describe('redis: Cluster groundwork (3 primaries)', function () {
     }
   });
 
-  it('runs the scripts that declare their keys (intake push, pump lock, complete-login) on the shards their keys hash to', async function () {
+  it("adds the web's inbound jobs to the queue of each message's partition, each queue on its own slot", async function () {
+    const c = open('worker');
+    const keys = keySchema(`cl-${randomBytes(3).toString('hex')}`);
+    const PARTITIONS = 6;
+    const queues = createQueues(c, keys.queuePrefix, 1, PARTITIONS);
+    try {
+      const intake = createIntake(queues, async () => undefined);
+      const ids = Array.from({ length: 60 }, (_, i) => `cluster-msg-${i}`);
+      // twice: a redelivery is the same job
+      for (let round = 0; round < 2; round++) {
+        await Promise.all(ids.map((id) => intake.add({ provider: 'evolution', id, phone: '15550001111', text: 'hello', displayName: null }, Date.now())));
+      }
+      for (let k = 0; k < PARTITIONS; k++) {
+        const mine = ids.filter((id) => partitionOf(id, PARTITIONS) === k);
+        expect(mine.length, `partition ${k}`).to.be.greaterThan(0);
+        expect((await queues.inbound[k]!.getJobCounts('waiting')).waiting, `partition ${k}`).to.equal(mine.length);
+        for (const id of mine) expect((await queues.inbound[k]!.getJob(inboundJobId(id)))?.data.message.id).to.equal(id);
+      }
+      // a queue's keys all carry its prefix's hash tag: the prefix's slot is the queue's
+      const slots = await Promise.all(queues.inbound.map((q) => (c as Cluster).call('CLUSTER', 'KEYSLOT', keys.queuePrefix(q.name))));
+      expect(new Set(slots).size).to.equal(PARTITIONS);
+    } finally {
+      await Promise.all(queues.inbound.map((q) => q.obliterate({ force: true })));
+      await queues.close();
+    }
+  });
+
+  it('runs the scripts that declare their keys (complete-login) on the shards their keys hash to', async function () {
     const c = open('worker');
     const scripts = new Scripts(c);
     const keys = keySchema('cl');
-    // partitions whose streams land on different shards: each call is routed by its KEYS[1]
-    for (let k = 0; k < 6; k++) {
-      expect(await scripts.number('intake-push', [keys.inboundIntake(k), '{"a":1}', '{"b":2}'])).to.equal(2);
-      expect(await c.xlen(keys.inboundIntake(k))).to.equal(2);
-      expect(await scripts.number('intake-lock', [keys.intakePumpLock(k), 'me', 5000])).to.equal(1);
-      expect(await scripts.number('intake-lock', [keys.intakePumpLock(k), 'other', 5000])).to.equal(0);
-    }
-    const slots = await Promise.all([0, 1, 2, 3, 4, 5].map((k) => (c as Cluster).call('CLUSTER', 'KEYSLOT', keys.inboundIntake(k))));
-    expect(new Set(slots).size).to.equal(6);
-    for (let k = 0; k < 6; k++) await c.del(keys.inboundIntake(k), keys.intakePumpLock(k));
     // the login's last step, on registrations spread over the shards: completes once, then says so
     for (let i = 0; i < 6; i++) {
       const rk = keys.registration(`h${i}`);

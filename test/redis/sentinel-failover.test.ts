@@ -81,12 +81,12 @@ describe('redis: Sentinel failover', function () {
     }, 15000);
     expect((await get(stack!.url, '/profile', login.token)).status).to.equal(200);
     first = login;
-    // commands, queues, workers, pump, adapter pub/sub of 2 webs + 2 workers: all on the primary
+    // commands, queues, workers, adapter pub/sub of 2 webs + 2 workers: all on the primary
     const names = String(await (await topo!.primary()).ask('CLIENT', 'LIST'))
       .split('\n')
       .map((l) => /name=(\S*)/.exec(l)?.[1] ?? '')
       .filter((n) => n.startsWith('pinauth:'));
-    for (const kind of ['web', 'worker', 'io-pub', 'io-sub', 'pump', 'web-wait', 'worker-wait']) {
+    for (const kind of ['web', 'worker', 'io-pub', 'io-sub', 'web-wait', 'worker-wait']) {
       expect(names.some((n) => n.startsWith(`pinauth:${kind}:`)), `${kind} in ${names.join(' ')}`).to.equal(true);
     }
   });

@@ -2,13 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
+import type { Queue } from 'bullmq';
 import { LINGER_BYTES, LINGER_MS } from '../../src/http/lingering-close.js';
-import { keys } from '../../src/redis/keys.js';
 import { evolutionMessage } from '../helpers/gateway.js';
 import { startStack, type Stack } from '../helpers/processes.js';
-import { testRedis } from '../helpers/redis.js';
-import { evolutionJwt, sign } from '../messaging/support.js';
+import { evolutionJwt, queueOf, sign } from '../messaging/support.js';
 
 const HMAC_SECRET = 'webhook-bodies-hmac-secret-0123456789abcdef';
 const JWT_KEY = 'webhook-bodies-jwt-key-0123456789abcdefghij';
@@ -112,15 +110,16 @@ const message = (): Buffer => Buffer.from(JSON.stringify(evolutionMessage({ text
 describe('security: webhook bodies cost nothing until authenticated (production settings)', function () {
   this.timeout(90_000);
   let stack: Stack;
-  let redis: Redis;
+  let inbound: Queue;
   let port: number;
-  const intake = (): Promise<number> => redis.xlen(keys(stack.prefix).inboundIntake());
+  /** accepted messages: jobs waiting on the inbound queue */
+  const intake = async (): Promise<number> => (await inbound.getJobCounts('waiting')).waiting ?? 0;
 
   before(async function () {
     stack = await startStack({
       name: 'webhook-bodies',
       webs: 1,
-      // no worker: every accepted message stays in the intake stream, where it can be counted
+      // no worker: every accepted message stays a waiting inbound job, where it can be counted
       workers: 0,
       env: {
         NODE_ENV: 'production',
@@ -135,10 +134,10 @@ describe('security: webhook bodies cost nothing until authenticated (production 
       },
     });
     port = stack.webs[0]!.port;
-    redis = testRedis();
+    inbound = queueOf(stack.prefix, 'inbound');
   });
   after(async function () {
-    redis?.disconnect();
+    await inbound?.close();
     await stack?.stop();
   });
 

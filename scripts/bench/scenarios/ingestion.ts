@@ -4,7 +4,6 @@ import type { RequestSpec } from '../load.js';
 import { cpuMs } from '../processes.js';
 import { CompletionCounter } from '../redis.js';
 import { now, round } from '../stats.js';
-import { keys } from '../../../src/redis/keys.js';
 
 /**
  * Webhook ingestion beside a bare Koa baseline, alternating in one run, with the workers stopped
@@ -44,8 +43,8 @@ export async function ingestion(ctx: BenchContext): Promise<IngestionFigures> {
   });
   const accepted = (run.serviceWarmup?.ok ?? 0) + run.service.ok;
   const refused = (run.serviceWarmup?.failed ?? 0) + run.service.failed;
-  // waiting in Redis: in the web's intake stream, or already on the queue (the pump runs in workers)
-  const backlog = ((await stack.inbound.counts()).waiting ?? 0) + (await stack.inbound.streamLength(keys(stack.prefix).inboundIntake()));
+  // waiting in Redis, on the queue
+  const backlog = (await stack.inbound.counts()).waiting ?? 0;
 
   ctx.log(`ingestion: ${accepted} accepted, ${backlog} waiting; starting one worker to drain`);
   const counter = new CompletionCounter('inbound', stack.inboundPrefix);

@@ -13,7 +13,7 @@ import { keys } from '../../../src/redis/keys.js';
  * - `replies`: confirmation off, the "signed in" chat reply on (production's default);
  * - `confirmed`: LOGIN_CONFIRMATION=true: two chat messages per login, the code (the worker asks
  *   in the chat) and then YES (the worker logs in), each answered in the chat.
- * Each phase is a backlog on the held queue, released once the pump has moved it; the cost is
+ * Each phase is a backlog on the held queue, released once it is posted; the cost is
  * counted until the inbound and outbound queues are empty (replies sent on the `log` channel),
  * so it includes queueing and sending the replies. Redis commands come from INFO commandstats
  * (exact on a private Redis, an upper bound on a shared one).
@@ -104,12 +104,10 @@ async function loginCost(ctx: BenchContext, mode: CostMode): Promise<CostPoint> 
 /** Posts a batch on the held queue, releases it, and measures until both queues are empty. */
 async function phase(ctx: BenchContext, worker: Child, outbound: QueueProbe, redis: ReturnType<typeof benchRedis>, post: () => Promise<number[]>): Promise<{ ns: number[]; phase: Phase }> {
   const { stack, sizes } = ctx;
-  const intake = keys(stack.prefix).inboundIntake();
   await stack.inbound.pause();
   let ns: number[];
   try {
     ns = await post();
-    await stack.inbound.drained(intake, sizes.drainTimeoutMs, false);
   } catch (err) {
     await stack.inbound.resume();
     throw err;
@@ -121,7 +119,7 @@ async function phase(ctx: BenchContext, worker: Child, outbound: QueueProbe, red
   await stack.inbound.resume();
   const done = await counter.waitFor(ns.length, sizes.drainTimeoutMs);
   await counter.close();
-  await outbound.drained(intake, sizes.drainTimeoutMs, true);
+  await outbound.drained(sizes.drainTimeoutMs);
   const phase: Phase = {
     seconds: (done.lastAt - done.firstAt) / 1000,
     cpu: cpuMs(worker.pid) - cpu0,

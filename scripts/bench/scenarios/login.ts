@@ -109,7 +109,7 @@ async function latencyCurve(ctx: BenchContext): Promise<LatencyPoint[]> {
       ctx.log(`login: ${rate}/s → p50 ${point.p50} ms, p99 ${point.p99} ms${point.saturated ? ' (saturated)' : ''}`);
       if (point.saturated) break;
       // whatever the step left queued is done before the next one starts
-      await stack.inbound.drained(keys(stack.prefix).inboundIntake(), sizes.drainTimeoutMs, true);
+      await stack.inbound.drained(sizes.drainTimeoutMs);
     }
   } finally {
     closeAll(sockets);
@@ -254,8 +254,6 @@ async function workerThroughput(ctx: BenchContext, count: number): Promise<Omit<
   let workers: Child[];
   try {
     workers = await stack.startWorkers(count);
-    // the pump moves the whole intake stream onto the (held) queue before the clock starts
-    await stack.inbound.drained(keys(stack.prefix).inboundIntake(), sizes.drainTimeoutMs, false);
   } catch (err) {
     await stack.inbound.resume();
     throw err;
