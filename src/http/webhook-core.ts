@@ -110,6 +110,8 @@ export function createWebhookAcceptor(services: Services, hooks: WebhookHooks = 
         }
         if (!WebhookAuth.bodyMatches(hasher, verdict)) throw rejected();
       }
+      // its network is a gateway's: it keeps a share of the byte budget strangers can't take
+      admission.vouched(group);
       if (raw === null) {
         hooks.onDropped?.('too-large');
         log().warn('webhook body over the limit dropped', { limit: WEBHOOK_BODY_LIMIT, declared: Number(req.headers['content-length']) || undefined });

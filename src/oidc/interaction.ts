@@ -6,6 +6,7 @@ import { originOf } from '../registrations/origin.js';
 import type { OidcConfig } from '../config.js';
 import { AppError } from '../errors.js';
 import type { AppState } from '../http/context.js';
+import type { TokenClaims } from '../auth/tokens.js';
 import { sendJwks } from '../http/routes/jwks.js';
 import type { Services } from '../services.js';
 import { brandOf } from './branding.js';
@@ -20,6 +21,15 @@ import { cookieKeys, createProvider, INTERACTION_SEGMENT } from './provider.js';
  * is an HMAC of the interaction id and attempt under a server key.
  */
 type Ctx = Koa.ParameterizedContext<AppState>;
+
+/** A top-level or frame navigation, or a request from no browser that sends Fetch Metadata. */
+function isNavigation(ctx: Ctx): boolean {
+  const mode = ctx.get('sec-fetch-mode');
+  return mode === '' || mode === 'navigate';
+}
+
+/** How long one poll may take to finish a sign-in before its claim is taken for dead (ms). */
+const FINISH_MS = 30_000;
 
 export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middleware<AppState> {
   const { registrations, redis, keys, sessions, tokens, log, limits, oidcLogins } = services;
@@ -62,7 +72,8 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
     return details;
   };
 
-  const finish = async (ctx: Ctx, details: InteractionDetails, accountId: string): Promise<string> => {
+  /** Stores the app's grant of this sign-in for `accountId`; its id. */
+  const saveGrant = async (details: InteractionDetails, accountId: string): Promise<string> => {
     const oidcProvider = await op();
     const clientId = String(details.params.client_id);
     const existing = details.grantId ? await oidcProvider.Grant.find(details.grantId) : undefined;
@@ -70,18 +81,64 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
     grant.addOIDCScope(String(details.params.scope ?? 'openid'));
     const missingClaims = details.prompt.details.missingOIDCClaims;
     if (Array.isArray(missingClaims)) grant.addOIDCClaims(missingClaims as string[]);
-    const grantId = await grant.save();
+    return grant.save();
+  };
+
+  /** Ends the interaction signed in as `accountId` (authenticated at `ts`, seconds) with `grantId`: where the browser goes on. */
+  const finish = async (ctx: Ctx, accountId: string, grantId: string, ts?: number): Promise<string> => {
     // the browser it came from, for the person's list of sessions
     await oidcLogins.noteBrowser(accountId, grantId, originOf(ctx.get('user-agent'), ctx.ip));
-    return oidcProvider.interactionResult(ctx.req, ctx.res, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    return (await op()).interactionResult(ctx.req, ctx.res, { login: { accountId, ...(ts === undefined ? {} : { ts }) }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  };
+
+  /** Ends the interaction refused: the app hears access_denied. */
+  const refuse = async (ctx: Ctx, description: string): Promise<string> =>
+    (await op()).interactionResult(ctx.req, ctx.res, { error: 'access_denied', error_description: description }, { mergeWithLastSubmission: false });
+
+  /**
+   * A provider session (the browser signed in before) is enough to skip the chat only while it
+   * holds a live grant: one whose login was ended (a sign-out that raced the session's save)
+   * leaves an account on the session and nothing else, which must not mint a grant.
+   */
+  const holdsLiveGrant = async (sessionUid: string): Promise<boolean> => {
+    const oidcProvider = await op();
+    const session = await oidcProvider.Session.findByUid(sessionUid);
+    const grantIds = Object.values(session?.authorizations ?? {}).flatMap((a) => (typeof a?.grantId === 'string' ? [a.grantId] : []));
+    for (const id of grantIds) if (await oidcProvider.Grant.find(id)) return true;
+    return false;
+  };
+
+  /**
+   * The chat login finishes this sign-in, once, and only while it stands:
+   * - the one poll that ends its pin-auth session (an atomic script: true for one caller) makes
+   *   the grant; when a revocation (STOP, sign-out everywhere, DELETE /sessions/:id) ended the
+   *   session first, no poll makes one and the app hears access_denied;
+   * - a sign-out everywhere since the chat login that ran while the grant was being made (its
+   *   sweep may have missed it) is seen after the grant is stored, and the grant is ended here:
+   *   the grant's index entry is written before this read, the sign-out's time before its
+   *   sweep, so one of the two always finds the grant;
+   * - the provider session the browser gets carries the chat login's time, so a sign-out after
+   *   the chat login kills it whenever it is saved (adapter.ts).
+   */
+  const finishChatLogin = async (ctx: Ctx, details: InteractionDetails, claims: TokenClaims): Promise<{ state: 'done' | 'denied'; redirectTo: string }> => {
+    const signedOut = 'The sign-in was ended in the chat or the app before it finished';
+    if (!(await sessions.end(claims.sub, claims.sid))) return { state: 'denied', redirectTo: await refuse(ctx, signedOut) };
+    const grantId = await saveGrant(details, claims.sub);
+    if ((await oidcLogins.signedOutAt(claims.sub)) >= claims.iat * 1000) {
+      await oidcLogins.end(claims.sub, grantId);
+      return { state: 'denied', redirectTo: await refuse(ctx, signedOut) };
+    }
+    log.info('oidc login', { userId: claims.sub, client: String(details.params.client_id) });
+    return { state: 'done', redirectTo: await finish(ctx, claims.sub, grantId, claims.iat) };
   };
 
   const showPage = async (ctx: Ctx, uid: string): Promise<void> => {
     const oidcProvider = await op();
     const details = await ownInteraction(ctx, uid);
-    if (details.prompt.name !== 'login' && details.session?.accountId) {
+    if (details.prompt.name !== 'login' && details.session?.accountId && (await holdsLiveGrant(details.session.uid))) {
       // signed in already; only consent is asked: implied for configured clients
-      ctx.redirect(await finish(ctx, details, details.session.accountId));
+      const accountId = details.session.accountId;
+      ctx.redirect(await finish(ctx, accountId, await saveGrant(details, accountId)));
       return;
     }
     const ttl = Math.max(60, details.exp - Math.floor(Date.now() / 1000));
@@ -108,10 +165,22 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
   };
 
   const status = async (ctx: Ctx, uid: string): Promise<void> => {
-    const oidcProvider = await op();
     const details = await ownInteraction(ctx, uid);
     ctx.set('Cache-Control', 'no-store');
-    const state = await redis.hgetall(stateKey(details.uid));
+    const key = stateKey(details.uid);
+    const state = await redis.hgetall(key);
+    // finished (here or on another node): every later poll gets the same answer, nothing new is made
+    if ((state.o === 'done' || state.o === 'denied') && state.r) {
+      ctx.body = { state: state.o, redirectTo: state.r };
+      return;
+    }
+    if (state.f) {
+      // another poll is finishing it; one that never wrote its answer (its node died) ends the code
+      const stale = Date.now() - Number(state.f) > FINISH_MS;
+      if (stale) await redis.hdel(key, 'e', 'f');
+      ctx.body = { state: stale ? 'restart' : 'pending' };
+      return;
+    }
     if (!state.e) {
       ctx.body = { state: 'restart' };
       return;
@@ -123,20 +192,32 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
         ctx.body = { state: outcome.state === 'awaiting' ? 'awaiting-confirmation' : 'pending' };
         return;
       }
-      // The chat login opened a pin-auth session nobody holds: close it, the app gets OIDC tokens.
+      // The chat login opened a pin-auth session nobody holds: the app gets OIDC tokens instead.
       const claims = tokens.verify(parseLoginResult(outcome.resultJson).token, 'access');
-      await sessions.logout(claims, claims.sub);
-      log.info('oidc login', { userId: claims.sub, client: String(details.params.client_id) });
-      ctx.body = { state: 'done', redirectTo: await finish(ctx, details, claims.sub) };
+      // one poll finishes (on any node): the others see the claim, then its answer
+      const [[, claimed]] = (await redis.multi().hsetnx(key, 'f', Date.now()).expire(key, FINISH_MS / 1000, 'NX').exec()) as [[Error | null, number]];
+      if (claimed !== 1) {
+        ctx.body = { state: 'pending' };
+        return;
+      }
+      let answer: { state: 'done' | 'denied'; redirectTo: string };
+      try {
+        answer = await finishChatLogin(ctx, details, claims);
+      } catch (err) {
+        // the next poll tries again (its session is ended by now, so it is told the sign-in was)
+        await redis.hdel(key, 'f').catch(() => undefined);
+        throw err;
+      }
+      await redis.hset(key, 'o', answer.state, 'r', answer.redirectTo);
+      ctx.body = answer;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       if (err.code === 'LOGIN_DENIED') {
-        const redirectTo = await oidcProvider.interactionResult(ctx.req, ctx.res, { error: 'access_denied', error_description: 'The sign-in was refused in the chat' }, { mergeWithLastSubmission: false });
-        ctx.body = { state: 'denied', redirectTo };
+        ctx.body = { state: 'denied', redirectTo: await refuse(ctx, 'The sign-in was refused in the chat') };
         return;
       }
       // expired, cancelled or failed for good: a new code on the next view
-      await redis.hdel(stateKey(details.uid), 'e');
+      await redis.hdel(key, 'e');
       ctx.body = { state: 'restart' };
     }
   };
@@ -182,6 +263,10 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
       }
       return;
     }
+    // A sign-in is a page the browser navigates to: an image, script or fetch of it (any page can
+    // embed thirty) is refused before it stores or spends anything. Browsers without Fetch
+    // Metadata send no Sec-Fetch-Mode and are taken as navigations.
+    if (route === '/auth' && !isNavigation(ctx)) throw new AppError('FORBIDDEN', 'A sign-in opens as a page (a navigation), not as an image, script or fetch');
     // the doors that store something for anyone who asks (a sign-in, a pushed request) spend the IP group's budget
     if (route === '/auth' || route === '/request') await limits.consume('oidcAuthorize', limits.group(ctx.ip));
     // Everything else is the provider's: hand it the raw request with the mount path taken off

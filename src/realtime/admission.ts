@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket as NetSocket } from 'node:net';
 import { clientIp } from '../security/client-ip.js';
 import type { Probes } from '../security/probes.js';
 
@@ -12,7 +13,11 @@ import type { Probes } from '../security/probes.js';
  *   no browser page (a server, a mobile app, a test) and is taken: whoever sends it shows its
  *   own device and address. `Origin: null` (sandboxed frames, files) is refused.
  * - at most SOCKETS_PER_IP open connections per IP group on this node, so one address can't
- *   hold a node's memory.
+ *   hold a node's memory. The place is taken here, synchronously, when the handshake is let
+ *   through: engine.io makes the connection only after an awaited id, and polling handshakes
+ *   pipelined on one TCP connection all pass `allowRequest` before the first of them gets it
+ *   (counting at 'connection' let 1,500 of them open 618 against a cap of 300). A handshake
+ *   that never becomes a connection gives its place back (`failed`, or its TCP connection closing).
  * Refused handshakes get 403 with engine.io's body `{"code":4,"message":"<CODE>: ..."}`.
  */
 export interface AdmissionSettings {
@@ -56,14 +61,17 @@ export function handshakeIp(req: IncomingMessage, trustProxy: boolean): string {
 }
 
 export interface Admission {
-  /** engine.io's (and Socket.IO's) `allowRequest` option */
+  /** engine.io's (and Socket.IO's) `allowRequest` option: a handshake let through holds a place in its IP group's count */
   allowRequest(req: IncomingMessage, answer: (err: string | null | undefined, success: boolean) => void): void;
   /**
-   * A connection from `ip` (the client address clientIp gives for its handshake) opened: it
+   * A connection from `ip` (the client address clientIp gives for its handshake `req`) opened:
+   * the place its handshake took becomes the connection's (one is taken if it had none), and it
    * counts against its IP group until `closed` is called with the same address, once.
    */
-  opened(ip: string): void;
+  opened(req: IncomingMessage | null, ip: string): void;
   closed(ip: string): void;
+  /** engine.io's 'connection_error' for `req`: a handshake let through that made no connection gives its place back */
+  failed(req: IncomingMessage): void;
 }
 
 /**
@@ -74,6 +82,44 @@ export interface Admission {
 export function socketAdmission(settings: AdmissionSettings, group: (ip: string) => string, probes: Probes): Admission {
   const listed = new Set(settings.corsOrigins);
   const open = new Map<string, number>();
+  // handshakes let through that are not connections yet: their group, and per TCP connection
+  // (one 'close' listener however many handshakes are pipelined on it)
+  const reserved = new WeakMap<IncomingMessage, string>();
+  const waiting = new WeakMap<NetSocket, Set<IncomingMessage>>();
+
+  const release = (g: string): void => {
+    const left = (open.get(g) ?? 1) - 1;
+    if (left <= 0) open.delete(g);
+    else open.set(g, left);
+  };
+  /** the handshake's place, if it still holds one: its group (no longer waiting) */
+  const settle = (req: IncomingMessage): string | undefined => {
+    const g = reserved.get(req);
+    if (g === undefined) return undefined;
+    reserved.delete(req);
+    waiting.get(req.socket)?.delete(req);
+    return g;
+  };
+  const reserve = (req: IncomingMessage, g: string): void => {
+    open.set(g, (open.get(g) ?? 0) + 1);
+    reserved.set(req, g);
+    const tcp = req.socket;
+    let pending = waiting.get(tcp);
+    if (!pending) {
+      const set = new Set<IncomingMessage>();
+      pending = set;
+      waiting.set(tcp, set);
+      // the client left before its handshakes became connections (a websocket upgrade never completed)
+      tcp.once('close', () => {
+        for (const r of set) {
+          const left = settle(r);
+          if (left !== undefined) release(left);
+        }
+        waiting.delete(tcp);
+      });
+    }
+    pending.add(req);
+  };
 
   const allowRequest: Admission['allowRequest'] = (req, answer) => {
     const g = group(handshakeIp(req, settings.trustProxy));
@@ -81,26 +127,27 @@ export function socketAdmission(settings: AdmissionSettings, group: (ip: string)
       probes.socketRefused(g, 'origin');
       return answer(ORIGIN_REFUSED, false);
     }
-    // engine.io answers synchronously from here to its 'connection' event, so a burst of
-    // handshakes is counted one by one
     if ((open.get(g) ?? 0) >= settings.socketsPerIp) {
       probes.socketRefused(g, 'cap');
       return answer(TOO_MANY_SOCKETS, false);
     }
+    reserve(req, g);
     answer(null, true);
   };
 
   return {
     allowRequest,
-    opened(ip) {
+    opened(req, ip) {
+      if (req && settle(req) !== undefined) return;
       const g = group(ip);
       open.set(g, (open.get(g) ?? 0) + 1);
     },
     closed(ip) {
-      const g = group(ip);
-      const left = (open.get(g) ?? 1) - 1;
-      if (left <= 0) open.delete(g);
-      else open.set(g, left);
+      release(group(ip));
+    },
+    failed(req) {
+      const g = settle(req);
+      if (g !== undefined) release(g);
     },
   };
 }

@@ -77,11 +77,13 @@ export function attachRealtime(httpServer: HttpServer, services: RealtimeService
     const data = connectionData(this);
     if (data) admission.closed(data.ip);
   }
+  // a handshake let through that made no connection gives back the place allowRequest took for it
+  io.engine.on('connection_error', (err: { req: Connection['request'] }) => admission.failed(err.req));
   io.engine.on('connection', (conn: Connection) => {
     const request = conn.request as Connection['request'] | null;
     const ip = request ? handshakeIp(request, config.trustProxy) : conn.remoteAddress;
     initConnectionData(conn, ip, originOf(request?.headers['user-agent'], ip));
-    admission.opened(ip);
+    admission.opened(request, ip);
     conn.on('close', connectionClosed);
     // Socket.IO's memory guide (socket.io/docs/v4/memory-usage): the handshake request is let go
     // once read; `socket.handshake.headers` is empty as a result. engine.io 6.6.12+ still holds a
