@@ -14,8 +14,7 @@ import type { OidcLogins } from './logins.js';
  * Beyond the example: every record naming an account is indexed under that account (scored
  * by its expiry), and a grant's last code or token is noted, so the person's logins can be
  * listed and ended together (logins.ts); a grant or provider session from before the account's
- * last sign-out everywhere, or from its second, is not found (a provider session's time is the
- * chat login's, interaction.ts, so one saved after a sign-out that followed that login is dead).
+ * last sign-out everywhere is not found.
  */
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 const CONSUMABLE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
@@ -45,10 +44,9 @@ export function redisAdapterFactory(redis: RedisClient, keys: Keys, logins: Oidc
     const find = async (id: string): Promise<AdapterPayload | undefined> => {
       const payload = await read(id);
       if (!payload || !loginTime || !payload.accountId) return payload;
-      // times are whole seconds: what began in the second of the sign-out ends with it (a record
-      // saved after the sign-out's sweep, from a login before it, is never found)
+      // times are whole seconds: what began in the second of the sign-out is left to the sign-out's own deletions
       const signedOut = await logins.signedOutAt(payload.accountId);
-      return (loginTime(payload) ?? 0) * 1000 <= signedOut ? undefined : payload;
+      return ((loginTime(payload) ?? 0) + 1) * 1000 <= signedOut ? undefined : payload;
     };
 
     return {

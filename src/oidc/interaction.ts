@@ -22,10 +22,14 @@ import { cookieKeys, createProvider, INTERACTION_SEGMENT } from './provider.js';
  */
 type Ctx = Koa.ParameterizedContext<AppState>;
 
-/** A top-level or frame navigation, or a request from no browser that sends Fetch Metadata. */
+/**
+ * A top-level or frame navigation, as Fetch Metadata says (browsers send Sec-Fetch-Dest with
+ * every request); a request without it (an older browser, a server, Node's fetch, which sends
+ * only Sec-Fetch-Mode) is taken as one.
+ */
+const NAVIGATIONS = new Set(['', 'document', 'iframe', 'frame']);
 function isNavigation(ctx: Ctx): boolean {
-  const mode = ctx.get('sec-fetch-mode');
-  return mode === '' || mode === 'navigate';
+  return NAVIGATIONS.has(ctx.get('sec-fetch-dest'));
 }
 
 /** How long one poll may take to finish a sign-in before its claim is taken for dead (ms). */
@@ -113,23 +117,28 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
    * - the one poll that ends its pin-auth session (an atomic script: true for one caller) makes
    *   the grant; when a revocation (STOP, sign-out everywhere, DELETE /sessions/:id) ended the
    *   session first, no poll makes one and the app hears access_denied;
-   * - a sign-out everywhere since the chat login that ran while the grant was being made (its
-   *   sweep may have missed it) is seen after the grant is stored, and the grant is ended here:
-   *   the grant's index entry is written before this read, the sign-out's time before its
-   *   sweep, so one of the two always finds the grant;
-   * - the provider session the browser gets carries the chat login's time, so a sign-out after
-   *   the chat login kills it whenever it is saved (adapter.ts).
+   * - a sign-out everywhere that ran while the grant was being made (its sweep may have missed
+   *   it: the time it writes changed between the reads before and after), or one after the chat
+   *   login that had not yet ended its session, is seen once the grant is stored, and the grant is
+   *   ended here. The grant's index entry is written before that read and the sign-out writes its
+   *   time before its sweep, so one of the two always finds the grant.
+   * A provider session saved later by the browser's way back holds only that dead grant, which
+   * skips nothing (holdsLiveGrant; the provider asks again for consent, prompt=none fails).
    */
   const finishChatLogin = async (ctx: Ctx, details: InteractionDetails, claims: TokenClaims): Promise<{ state: 'done' | 'denied'; redirectTo: string }> => {
     const signedOut = 'The sign-in was ended in the chat or the app before it finished';
+    const [created, before] = await Promise.all([redis.hget(keys.session(claims.sub, claims.sid), 'c'), oidcLogins.signedOutAt(claims.sub)]);
     if (!(await sessions.end(claims.sub, claims.sid))) return { state: 'denied', redirectTo: await refuse(ctx, signedOut) };
+    // when the person signed in in the chat (ms): the pin-auth session's creation
+    const loginAt = Number(created) || claims.iat * 1000;
     const grantId = await saveGrant(details, claims.sub);
-    if ((await oidcLogins.signedOutAt(claims.sub)) >= claims.iat * 1000) {
+    const after = await oidcLogins.signedOutAt(claims.sub);
+    if (after !== before || after >= loginAt) {
       await oidcLogins.end(claims.sub, grantId);
       return { state: 'denied', redirectTo: await refuse(ctx, signedOut) };
     }
     log.info('oidc login', { userId: claims.sub, client: String(details.params.client_id) });
-    return { state: 'done', redirectTo: await finish(ctx, claims.sub, grantId, claims.iat) };
+    return { state: 'done', redirectTo: await finish(ctx, claims.sub, grantId, Math.floor(loginAt / 1000)) };
   };
 
   const showPage = async (ctx: Ctx, uid: string): Promise<void> => {
@@ -265,7 +274,7 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
     }
     // A sign-in is a page the browser navigates to: an image, script or fetch of it (any page can
     // embed thirty) is refused before it stores or spends anything. Browsers without Fetch
-    // Metadata send no Sec-Fetch-Mode and are taken as navigations.
+    // Metadata send no Sec-Fetch-Dest and are taken as navigations.
     if (route === '/auth' && !isNavigation(ctx)) throw new AppError('FORBIDDEN', 'A sign-in opens as a page (a navigation), not as an image, script or fetch');
     // the doors that store something for anyone who asks (a sign-in, a pushed request) spend the IP group's budget
     if (route === '/auth' || route === '/request') await limits.consume('oidcAuthorize', limits.group(ctx.ip));

@@ -83,7 +83,7 @@ export class OidcLogins {
     const gone: string[] = [];
     grantIds.forEach((grantId, i) => {
       const g = parse<StoredGrant>(grants[i] ?? null);
-      if (!g || g.accountId !== userId || !g.clientId || (g.iat ?? 0) * 1000 <= signedOut) {
+      if (!g || g.accountId !== userId || !g.clientId || ((g.iat ?? 0) + 1) * 1000 <= signedOut) {
         if (!g) gone.push(usedField(grantId), originField(grantId));
         return;
       }
