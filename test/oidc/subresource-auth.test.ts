@@ -69,7 +69,7 @@ describe('oidc: cross-site subresource loads of /oidc/auth spend no sign-in budg
 
   it(`${BUDGET} <img> loads of /oidc/auth store no sign-in and leave the budget: the visitor's navigation opens the page`, async function () {
     const page = await browser.newPage();
-    // what each image got: its status, or the browser's block (ORB hides a JSON answer from an image)
+    // each image's request, once it ended (its answer, or the browser's block: ORB hides a JSON answer from an image)
     const answers: string[] = [];
     page.on('requestfinished', (r) => {
       if (r.url().includes('/oidc/auth')) void r.response().then((res) => answers.push(String(res?.status())));
@@ -81,12 +81,15 @@ describe('oidc: cross-site subresource loads of /oidc/auth spend no sign-in budg
     // the page's load waited for the images; their events reach this process a moment later
     await eventually(async () => (answers.length >= BUDGET ? true : undefined), 10000, 50);
     expect(answers, 'every image was requested').to.have.length(BUDGET);
-    expect(await interactions(redis, stack.prefix)).to.equal(0);
+    const stored = await interactions(redis, stack.prefix);
 
     // the same browser, same network, a real sign-in: the page with its chat code
-    await page.goto((await rp.authorize()).url);
+    const opened = await page.goto((await rp.authorize()).url);
+    expect(opened?.status(), page.url()).to.equal(200);
     expect(page.url()).to.match(/\/oidc\/interaction\/[^/]+$/);
     expect(await page.locator('#emoji').textContent()).to.match(/\S/);
+    // the images stored nothing (each was refused 403 unread); the navigation stored its sign-in
+    expect(stored).to.equal(0);
     expect(await interactions(redis, stack.prefix)).to.equal(1);
     await page.close();
   });
