@@ -1,5 +1,5 @@
 import type { Keys } from '../redis/keys.js';
-import type { Scripts } from '../redis/scripts.js';
+import type { ClaimReply, Scripts } from '../redis/scripts.js';
 
 /**
  * Runs claim-login.lua, the login's steps (scripts/lib/login-steps.lua): on one server as ONE
@@ -64,24 +64,28 @@ export class LoginChain {
     private readonly stepwise: boolean,
   ) {}
 
-  async claim(state: ClaimState): Promise<string[]> {
-    if (!this.stepwise) return this.scripts.strings('claim-login', [0, '', JSON.stringify(state), this.keys.prefix]);
+  async claim(state: ClaimState): Promise<Exclude<ClaimReply, { kind: 'next' }>> {
+    if (!this.stepwise) return this.final(await this.scripts.run('claim-login', [], ['', JSON.stringify(state), this.keys.prefix]));
     let step = FIRST;
     let json = JSON.stringify(state);
     let keys = [this.keys.message(state.msgId)];
     for (let i = 0; i < MAX_STEPS; i++) {
       const out = await this.step(step, keys, json);
-      if (out[0] !== 'next') return out;
-      [, step = '', json = ''] = out;
-      keys = [];
-      for (let at = 3; at + 2 < out.length; at += 3) keys.push(this.keyOf(out[at]!, out[at + 1]!, out[at + 2]!));
+      if (out.kind !== 'next') return out;
+      ({ step, stateJson: json } = out);
+      keys = out.keys.map(([kind, a, b]) => this.keyOf(kind, a, b));
     }
     throw new Error(`login chain did not finish in ${MAX_STEPS} steps`);
   }
 
   /** One step on its keys (tests interrupt a chain here, as a crash between two steps would). */
-  protected step(step: string, keys: string[], json: string): Promise<string[]> {
-    return this.scripts.strings('claim-login', [keys.length, ...keys, step, json]);
+  protected step(step: string, keys: string[], json: string): Promise<ClaimReply> {
+    return this.scripts.run('claim-login', keys, [step, json]);
+  }
+
+  private final(out: ClaimReply): Exclude<ClaimReply, { kind: 'next' }> {
+    if (out.kind === 'next') throw new Error('login chain: the whole chain answered with a step');
+    return out;
   }
 
   private keyOf(kind: string, a: string, b: string): string {

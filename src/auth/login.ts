@@ -131,48 +131,42 @@ export class LoginProcessor {
       n: (intent.kind === 'yes' || intent.kind === 'no') && intent.question !== undefined ? intent.question : '',
       confirm: this.settings.confirm,
     });
-    if (claim[0] === 'duplicate') return { outcome: 'duplicate' };
-    if (claim[0] === 'busy') throw new IdentityBusyError('the sender\'s identifiers kept changing while being linked');
-    if (claim[0] === 'renumbered') return { outcome: 'number-changed', userId: claim[1] ?? '', changed: claim[2] === '1' };
-    if (claim[0] === 'ask') {
-      const [, pinId = '', pinHash = '', expiresAt = '0', origin = '', question = ''] = claim;
-      return { outcome: 'confirmation-asked', pinId, pinHash, origin: decodeOrigin(origin), expiresAt: Number(expiresAt), question };
+    switch (claim.kind) {
+      case 'duplicate':
+        return { outcome: 'duplicate' };
+      case 'busy':
+        throw new IdentityBusyError('the sender\'s identifiers kept changing while being linked');
+      case 'renumbered':
+        return { outcome: 'number-changed', userId: claim.userId, changed: claim.changed };
+      case 'ask':
+        return { outcome: 'confirmation-asked', pinId: claim.pinId, pinHash: claim.pinHash, origin: decodeOrigin(claim.origin), expiresAt: claim.expiresAt, question: claim.question };
+      case 'which':
+        return { outcome: 'which-one', open: claim.open.map((q) => ({ question: q.question, origin: decodeOrigin(q.origin), expiresAt: q.expiresAt })) };
+      case 'denied':
+        return { outcome: 'denied', pinId: claim.pinId, pinHash: claim.pinHash, origin: decodeOrigin(claim.origin) };
+      case 'unanswered':
+        return { outcome: 'unanswered' };
+      case 'done':
+        return { outcome: 'already-done', pinId: '', signedIn: claim.sessionOpen };
+      case 'completed':
+        // a retry of this job after its login was stored: announce it again (at least once)
+        return { outcome: 'logged-in', pinId: claim.pinId, pinHash: claim.pinHash, result: parseLoginResult(claim.resultJson), identity: { linked: [], recycled: false, conflict: false, numberChanged: false } };
+      case 'no_match':
+        return { outcome: 'no-match' };
+      case 'claimed':
+        break;
     }
-    if (claim[0] === 'which') {
-      const open: OpenQuestion[] = [];
-      for (let i = 1; i + 2 < claim.length; i += 3) open.push({ question: claim[i]!, origin: decodeOrigin(claim[i + 1]!), expiresAt: Number(claim[i + 2]) });
-      return { outcome: 'which-one', open };
-    }
-    if (claim[0] === 'denied') {
-      const [, pinId = '', pinHash = '', origin = ''] = claim;
-      return { outcome: 'denied', pinId, pinHash, origin: decodeOrigin(origin) };
-    }
-    if (claim[0] === 'unanswered') return { outcome: 'unanswered' };
-    if (claim[0] === 'done') return { outcome: 'already-done', pinId: '', signedIn: claim[1] === '1' };
-    if (claim[0] === 'completed') {
-      // a retry of this job after its login was stored: announce it again (at least once)
-      const [, pinId = '', pinHash = '', resultJson = ''] = claim;
-      const result = parseLoginResult(resultJson);
-      return { outcome: 'logged-in', pinId, pinHash, result, identity: { linked: [], recycled: false, conflict: false, numberChanged: false } };
-    }
-    if (claim[0] !== 'claimed') return { outcome: 'no-match' };
-    const [, pinId = '', pinHash = '', sid = '', refreshJti = '', userId = '', userName = '', , phone = '', rolesJson = '[]', linked = '', recycled, conflict, renumbered] = claim;
-
-    const roles = parseRoles(rolesJson, ['user']);
-    const pair = this.tokens.issuePair(userId, sid, roles, refreshJti);
+    const { pinId, pinHash, sessionId, refreshJti, user } = claim;
+    const roles = parseRoles(user.rolesJson, ['user']);
+    const pair = this.tokens.issuePair(user.id, sessionId, roles, refreshJti);
     const result: LoginResult = {
       token: pair.token,
       refreshToken: pair.refreshToken,
-      user: { id: userId, name: userName, ...(phone !== '' ? { phone } : {}), roles },
+      user: { id: user.id, name: user.name, ...(user.phone !== '' ? { phone: user.phone } : {}), roles },
     };
-    const identity: IdentityChanges = { linked: linked === '' ? [] : linked.split(','), recycled: recycled === '1', conflict: conflict === '1', numberChanged: renumbered === '1' };
-    const done = await this.scripts.number('complete-login', [
-      this.keys.registration(pinHash),
-      message.id,
-      JSON.stringify(result),
-      graceMs,
-    ]);
-    if (done !== 1) return { outcome: 'already-done', pinId, signedIn: false };
+    const identity: IdentityChanges = { linked: claim.linked, recycled: claim.recycled, conflict: claim.conflict, numberChanged: claim.numberChanged };
+    const done = await this.scripts.run('complete-login', [this.keys.registration(pinHash)], [message.id, JSON.stringify(result), graceMs]);
+    if (done !== 'completed') return { outcome: 'already-done', pinId, signedIn: false };
     return { outcome: 'logged-in', pinId, pinHash, result, identity };
   }
 }

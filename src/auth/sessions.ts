@@ -117,27 +117,18 @@ export class Sessions {
     for (let attempt = 0; attempt < ROLE_ATTEMPTS; attempt++) {
       const issued = this.tokens.issuePair(userId, sid, parseRoles(rolesJson, []), newShortId(), { remember: true });
       const pair = JSON.stringify({ token: issued.token, refreshToken: issued.refreshToken });
-      const [outcome, kept = ''] = await this.scripts.strings('rotate-session', [
-        this.keys.session(userId, sid),
-        this.keys.userSessions(userId),
-        this.keys.rotation(userId, sid),
-        this.keys.user(userId),
-        sid,
-        userId,
-        presentedJti,
-        issued.refreshJti,
-        this.tokens.refreshTtl * 1000,
-        pair,
-        this.reuseSeconds * 1000,
-        rolesJson,
-      ]);
-      if (outcome === 'ok') return pair;
+      const out = await this.scripts.run(
+        'rotate-session',
+        [this.keys.session(userId, sid), this.keys.userSessions(userId), this.keys.rotation(userId, sid), this.keys.user(userId)],
+        [sid, userId, presentedJti, issued.refreshJti, this.tokens.refreshTtl * 1000, pair, this.reuseSeconds * 1000, rolesJson],
+      );
+      if (out.kind === 'ok') return pair;
       // (a kept pair is always an object's JSON; anything else is answered as a closed session, never half an answer)
-      if (outcome === 'again' && kept.startsWith('{')) return kept;
-      if (outcome === 'reuse') throw new AppError('AUTHENTICATION_FAILED', 'Refresh token already used; session closed');
-      if (outcome === 'nouser') throw new AppError('AUTHENTICATION_FAILED', 'User not found');
-      if (outcome !== 'roles') throw new AppError('AUTHENTICATION_FAILED', 'Session closed');
-      rolesJson = kept;
+      if (out.kind === 'again' && out.pairJson.startsWith('{')) return out.pairJson;
+      if (out.kind === 'reuse') throw new AppError('AUTHENTICATION_FAILED', 'Refresh token already used; session closed');
+      if (out.kind === 'nouser') throw new AppError('AUTHENTICATION_FAILED', 'User not found');
+      if (out.kind !== 'roles') throw new AppError('AUTHENTICATION_FAILED', 'Session closed');
+      rolesJson = out.rolesJson;
     }
     // the roles changed under every attempt: an operator rewriting them in a loop
     throw new AppError('NETWORK_ERROR', 'The user changed while the session was refreshed; try again');
@@ -150,18 +141,18 @@ export class Sessions {
 
   /** The user's open sessions, oldest first. */
   async list(userId: string, currentSid: string): Promise<SessionView[]> {
-    const flat = await this.scripts.strings('list-sessions', [this.keys.userSessions(userId), this.keys.session(userId, ''), userId]);
+    const rows = await this.scripts.run('list-sessions', [this.keys.userSessions(userId)], [this.keys.session(userId, ''), userId]);
     const out: SessionView[] = [];
-    for (let i = 0; i + 4 < flat.length; i += 5) {
-      const origin = decodeOrigin(flat[i + 3]);
+    for (const row of rows) {
+      const origin = decodeOrigin(row.origin);
       out.push({
-        id: flat[i]!,
-        createdAt: iso(flat[i + 1]!),
-        lastUsedAt: iso(flat[i + 2]!),
-        expiresAt: iso(flat[i + 4]!),
+        id: row.sessionId,
+        createdAt: iso(row.createdAt),
+        lastUsedAt: iso(row.lastUsedAt),
+        expiresAt: iso(row.expiresAt),
         device: origin.device,
         ip: origin.ip,
-        current: flat[i] === currentSid,
+        current: row.sessionId === currentSid,
       });
     }
     return out;
@@ -169,13 +160,13 @@ export class Sessions {
 
   /** Closes one of the user's sessions; false when there is none of that id (or it is another user's). */
   async end(userId: string, sid: string): Promise<boolean> {
-    return (await this.scripts.number('end-sessions', [this.keys.userSessions(userId), this.keys.session(userId, ''), userId, sid])) > 0;
+    return (await this.scripts.run('end-sessions', [this.keys.userSessions(userId)], [this.keys.session(userId, ''), userId, sid])) > 0;
   }
 
   /** Sign out everywhere: closes every session of the user at once, and their linked logins; returns how many. */
   async endAll(userId: string): Promise<number> {
     const [sessions, linked] = await Promise.all([
-      this.scripts.number('end-sessions', [this.keys.userSessions(userId), this.keys.session(userId, ''), userId, '*']),
+      this.scripts.run('end-sessions', [this.keys.userSessions(userId)], [this.keys.session(userId, ''), userId, '*']),
       this.linked?.endAll(userId) ?? 0,
     ]);
     return sessions + linked;

@@ -1,7 +1,7 @@
 import type { RedisClient } from '../redis/connection.js';
 import type { OutboundKind } from '../chat/message.js';
 import type { Keys } from '../redis/keys.js';
-import type { Scripts, Step } from '../redis/scripts.js';
+import type { Scripts } from '../redis/scripts.js';
 import type { DeliveryStatus, StatusUpdate } from './inbound-shapes.js';
 
 /**
@@ -41,24 +41,22 @@ export class DeliveryTracker {
   ) {}
 
   /**
-   * Records a status of our job (steps/delivery-*.lua): with the gateway's id, link it to the job
+   * Records a status of our job (scripts/delivery-*.lua): with the gateway's id, link it to the job
    * and apply the statuses that arrived before it, dropping them only once applied, so a crash
    * between the steps (gateway id and job are on different slots) loses none.
    */
-  private track(jobId: string, status: TrackedStatus, channel: string, gatewayId: string | null, error: string, fields: Record<string, string>): Promise<unknown> {
+  private async track(jobId: string, status: TrackedStatus, channel: string, gatewayId: string | null, error: string, fields: Record<string, string>): Promise<void> {
     const pairs = Object.entries(fields).flat();
-    const apply: Step = {
-      step: 'delivery-apply',
-      keys: [this.keys.outbound(jobId)],
-      args: ['1', status, Date.now(), this.ttlSeconds, error, gatewayId ?? '', pairs.length / 2, ...pairs],
-    };
-    if (!gatewayId) return this.scripts.phase('delivery-track', [apply]);
+    const apply = (early: string[]) =>
+      this.scripts.run('delivery-apply', [this.keys.outbound(jobId)], ['1', status, Date.now(), this.ttlSeconds, error, gatewayId ?? '', pairs.length / 2, ...pairs, ...early]);
+    if (!gatewayId) {
+      await apply([]);
+      return;
+    }
     const early = this.keys.outboundEarly(channel, gatewayId);
-    return this.scripts.phase('delivery-track', [
-      { step: 'delivery-link', keys: [this.keys.outboundByGateway(channel, gatewayId), early], args: [jobId, this.ttlSeconds] },
-      apply,
-      { step: 'delivery-drop-early', keys: [early], args: [] },
-    ]);
+    const statuses = await this.scripts.run('delivery-link', [this.keys.outboundByGateway(channel, gatewayId), early], [jobId, this.ttlSeconds]);
+    await apply(statuses);
+    await this.scripts.run('delivery-drop-early', [early]);
   }
 
   /** A message /send-message queued for `owner`. */
@@ -80,10 +78,9 @@ export class DeliveryTracker {
   async status(u: StatusUpdate): Promise<StatusResult> {
     const at = Math.round(u.at);
     const gw = [this.keys.outboundByGateway(u.channel, u.gatewayId), this.keys.outboundEarly(u.channel, u.gatewayId)];
-    const [found, jobId = ''] = await this.scripts.step({ step: 'delivery-lookup', keys: gw, args: [u.status, at, u.error ?? ''] });
-    if (found !== 'job') return 'unknown';
-    const [, r] = await this.scripts.step({ step: 'delivery-apply', keys: [this.keys.outbound(jobId)], args: ['0', u.status, at, this.ttlSeconds, u.error ?? '', '', 0] });
-    return r === 'updated' || r === 'stale' ? r : 'unknown';
+    const found = await this.scripts.run('delivery-lookup', gw, [u.status, at, u.error ?? '']);
+    if (found.kind !== 'job') return 'unknown';
+    return this.scripts.run('delivery-apply', [this.keys.outbound(found.jobId)], ['0', u.status, at, this.ttlSeconds, u.error ?? '', '', 0]);
   }
 
   /** The record of an outbound job and its owner (null when unknown or expired). */

@@ -1,243 +1,279 @@
 import { readFileSync } from 'node:fs';
-import { Cluster } from 'ioredis';
 import type { RedisClient } from './connection.js';
-import { argValue, PhasePlans, type ScriptArg, type StepArg } from './phase-plans.js';
-
-export { fixed, type ScriptArg, type StepArg } from './phase-plans.js';
 
 /**
- * The Lua scripts (src/redis/scripts/**.lua, copied beside the build) registered on a client.
- * ioredis sends EVALSHA and falls back to EVAL once per connection.
+ * The Lua scripts: one static file per state change (src/redis/scripts/<name>.lua, copied beside
+ * the build), each opening with its contract (KEYS, ARGV, Reply). Shared Lua (scripts/lib/) is
+ * included statically: a line `--- @include "lib/x.lua"` is replaced by that file's text when
+ * the script is loaded, as BullMQ does with its commands. ioredis sends EVALSHA and falls back
+ * to EVAL once per connection.
  *
- * Every script takes its keys as KEYS, as Redis Cluster needs to route it, and each touches one
- * slot (keys.ts gives keys that change together one hash tag). Work that spans slots is split
- * into steps (scripts/steps/*.lua), each atomic on its slot and idempotent. A request runs its
- * steps as phases: on a cluster one call per step; on a single Redis the steps of a phase are
- * composed into one script (one round trip, atomic as a whole, as before the split), built
- * from the same step sources with the runner scripts/lib/steps.lua. The protocol between the
- * steps is described there. Steps that check and spend rate-limit budgets get the one budget
- * library (scripts/lib/budgets.lua) prepended: Redis scripts can't include each other.
+ * Every script takes its keys as KEYS and touches one slot (keys.ts gives keys that change
+ * together one hash tag), so it runs as is on a Redis Cluster. A request whose keys span slots
+ * is a sequence of these calls, made in TypeScript (registrations/flows.ts, auth/login-chain.ts,
+ * queues/workers), each call idempotent so that a retry after a crash between two finishes the
+ * work instead of doubling it.
+ *
+ * This module is the one place that knows each script's key count and the shape of its reply:
+ * `Scripts.run` decodes a reply once into the typed object below.
  */
-const SCRIPT_NAMES = ['claim-login', 'complete-login', 'rotate-session', 'end-sessions', 'list-sessions'] as const;
-export type ScriptName = (typeof SCRIPT_NAMES)[number];
+export type ScriptArg = string | number;
 
-/**
- * Number of KEYS of each whole script; 'first-argument': the caller passes the count first (the
- * steps and phases below do too).
- */
-const DECLARED_KEYS: Record<ScriptName, number | 'first-argument'> = {
-  // its steps' keys (none when it runs the whole chain on one server; lib/login-steps.lua)
-  'claim-login': 'first-argument',
-  'complete-login': 1,
-  'rotate-session': 4,
-  'end-sessions': 1,
-  'list-sessions': 1,
-};
-
-const STEP_NAMES = [
-  'budget-take',
-  'budget-settle',
-  'registration',
-  'emoji',
-  'active-add',
-  'check',
-  'cancel',
-  'cancel-delete',
-  'release',
-  'question-release',
-  'active-remove',
-  'session-close',
-  'active-due',
-  'reg-peek',
-  'active-settle',
-  'fail-lookup',
-  'fail-registration',
-  'delivery-link',
-  'delivery-apply',
-  'delivery-drop-early',
-  'delivery-lookup',
-] as const;
-export type StepName = (typeof STEP_NAMES)[number];
-
-/** The steps that use lib/budgets.lua. */
-const WITH_BUDGETS: ReadonlySet<StepName> = new Set<StepName>(['budget-take', 'check']);
-
-/**
- * Phases: the steps a single Redis may compose into one script. The plan (the caller) says
- * which run, in which order, on which keys; a phase's keys must all be known before it starts.
- */
-const PHASES = {
-  register: ['budget-take', 'registration', 'emoji', 'active-add'],
-  check: ['budget-take', 'check', 'budget-settle'],
-  cancel: ['budget-take', 'cancel', 'budget-settle'],
-  'cancel-cleanup': ['release', 'question-release', 'session-close', 'active-remove', 'cancel-delete'],
-  sweep: ['reg-peek', 'active-settle'],
-  fail: ['fail-registration', 'session-close'],
-  'delivery-track': ['delivery-link', 'delivery-apply', 'delivery-drop-early'],
-} as const satisfies Record<string, readonly StepName[]>;
-export type PhaseName = keyof typeof PHASES;
-
-/**
- * One step of a request: which step, on which keys (one slot), with which arguments (those
- * marked `fixed` are the same on every request of the shape: phase-plans.ts).
- */
-export interface Step {
-  step: StepName;
-  keys: readonly string[];
-  /** may be shared by every request of a kind (read-only) */
-  args: readonly StepArg[];
+/** A budget refused the request: the wait until it has a point again, and which budget (limits.ts). */
+export interface Limited {
+  kind: 'limited';
+  waitMs: number;
+  /** the budget's place (1-based) in the request's list */
+  index: number;
 }
+
+export type RegisterOutcome = 'existing' | 'decoy' | 'again' | 'denied' | 'created' | 'contested';
+export interface RegisterAnswer {
+  kind: 'answer';
+  outcome: RegisterOutcome;
+  pinId: string;
+  msLeft: number;
+  state: string;
+  expiresAt: number;
+  /** the emoji string shown: 0 the client's own, n the n-th candidate */
+  candidateIndex: number;
+}
+export type RegisterReply = { kind: 'refused' } | RegisterAnswer | { kind: 'create' | 'decoy'; expiresAt: number };
+
+export type CheckReply =
+  | Limited
+  | { kind: 'not_found' | 'pending' | 'awaiting' | 'denied' | 'failed' | 'expired'; pinId: string }
+  | { kind: 'verified'; pinId: string; resultJson: string; userId: string };
+
+export type CancelFindReply =
+  | { kind: 'not_found' | 'expired' }
+  | { kind: 'cancelled'; pinId: string; state: string; emojiHash: string; askedOf: string; sessionId: string; userId: string };
+
+/** What the login chain's last step said (lib/login-steps.lua, lib/identity-steps.lua). */
+export type ClaimReply =
+  | { kind: 'duplicate' | 'busy' | 'no_match' | 'unanswered' }
+  | { kind: 'renumbered'; userId: string; changed: boolean; linked: string[] }
+  | { kind: 'ask'; pinId: string; pinHash: string; expiresAt: number; origin: string; question: string }
+  | { kind: 'which'; open: { question: string; origin: string; expiresAt: number }[] }
+  | { kind: 'denied'; pinId: string; pinHash: string; origin: string }
+  | { kind: 'done'; sessionOpen: boolean }
+  | { kind: 'completed'; pinId: string; pinHash: string; resultJson: string }
+  | {
+      kind: 'claimed';
+      pinId: string;
+      pinHash: string;
+      sessionId: string;
+      refreshJti: string;
+      user: { id: string; name: string; surname: string; phone: string; rolesJson: string };
+      /** kinds of the identifiers newly linked to the account */
+      linked: string[];
+      recycled: boolean;
+      conflict: boolean;
+      numberChanged: boolean;
+    }
+  /** one step run (a cluster): the next step, the chain's state, and the keys it names as (kind, a, b) */
+  | { kind: 'next'; step: string; stateJson: string; keys: [string, string, string][] };
+
+export type RotateReply =
+  | { kind: 'ok' | 'closed' | 'nouser' | 'reuse' }
+  | { kind: 'again'; pairJson: string }
+  | { kind: 'roles'; rolesJson: string };
+
+export interface SessionRow {
+  sessionId: string;
+  createdAt: string;
+  lastUsedAt: string;
+  origin: string;
+  expiresAt: string;
+}
+
+/** A reply as a list of strings (nil entries, and a missing list, become ''). */
+function list(raw: unknown): string[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.map((v) => (v === null || v === undefined ? '' : String(v)));
+}
+
+function one<K extends string>(kind: string, allowed: readonly K[], name: string): K {
+  if ((allowed as readonly string[]).includes(kind)) return kind as K;
+  throw new Error(`script ${name} replied ${JSON.stringify(kind)}`);
+}
+
+const limited = (r: string[]): Limited => ({ kind: 'limited', waitMs: Number(r[1]), index: Number(r[2]) });
+
+/** Each script: its key count (null: the call says, as the keys vary) and its reply's decoder. */
+interface ScriptDef<R> {
+  keys: number | null;
+  decode(raw: unknown): R;
+}
+const def = <R>(keys: number | null, decode: (raw: unknown) => R): ScriptDef<R> => ({ keys, decode });
+const count = (raw: unknown): number => Number(raw);
+
+const DEFS = {
+  'budget-take': def(null, (raw): Limited | { kind: 'busy'; index: number } | { kind: 'ok' } => {
+    const r = list(raw);
+    if (r[0] === 'limited') return limited(r);
+    if (r[0] === 'busy') return { kind: 'busy', index: Number(r[1]) };
+    return { kind: one(r[0]!, ['ok'] as const, 'budget-take') };
+  }),
+  'budget-settle': def(null, count),
+  register: def(null, (raw): RegisterReply => {
+    const r = list(raw);
+    if (r[0] === 'refused') return { kind: 'refused' };
+    if (r[0] === 'create' || r[0] === 'decoy') return { kind: r[0], expiresAt: Number(r[1]) };
+    const [, outcome = '', pinId = '', msLeft, state = '', expiresAt, index] = r;
+    const allowed = ['existing', 'decoy', 'again', 'denied', 'created', 'contested'] as const;
+    return { kind: 'answer', outcome: one(outcome, allowed, 'register'), pinId, msLeft: Number(msLeft), state, expiresAt: Number(expiresAt), candidateIndex: Number(index) };
+  }),
+  'emoji-hold': def(1, (raw) => one(list(raw)[0]!, ['created', 'contested', 'taken', 'decoy'] as const, 'emoji-hold')),
+  'active-add': def(1, count),
+  check: def(null, (raw): CheckReply => {
+    const r = list(raw);
+    const [kind = '', pinId = '', resultJson = '', userId = ''] = r;
+    if (kind === 'limited') return limited(r);
+    if (kind === 'verified') return { kind, pinId, resultJson, userId };
+    return { kind: one(kind, ['not_found', 'pending', 'awaiting', 'denied', 'failed', 'expired'] as const, 'check'), pinId };
+  }),
+  'cancel-find': def(1, (raw): CancelFindReply => {
+    const [kind = '', pinId = '', state = '', emojiHash = '', askedOf = '', sessionId = '', userId = ''] = list(raw);
+    if (kind === 'cancelled') return { kind, pinId, state, emojiHash, askedOf, sessionId, userId };
+    return { kind: one(kind, ['not_found', 'expired'] as const, 'cancel-find') };
+  }),
+  release: def(1, count),
+  'question-release': def(1, count),
+  'session-close': def(3, count),
+  'active-remove': def(1, count),
+  'cancel-delete': def(1, (raw) => one(String(raw), ['cancelled', 'changed'] as const, 'cancel-delete')),
+  'active-due': def(1, (raw) => {
+    const [wait, more, ...due] = list(raw);
+    return { waitMs: Number(wait), more: more === '1', due };
+  }),
+  'reg-peek': def(1, (raw) => {
+    const [pinId = '', state = '', expiresAt = ''] = list(raw);
+    return { pinId, state, expiresAt };
+  }),
+  'active-settle': def(1, (raw) => {
+    const r = list(raw);
+    const expired: { pinHash: string; pinId: string }[] = [];
+    for (let i = 0; i + 1 < r.length; i += 2) expired.push({ pinHash: r[i]!, pinId: r[i + 1]! });
+    return expired;
+  }),
+  'fail-lookup': def(1, (raw) => list(raw)[0] ?? null),
+  'fail-registration': def(1, (raw) => {
+    const [kind, pinId = '', sessionId = '', userId = '', first] = list(raw);
+    return kind === 'failed' ? { kind: 'failed' as const, pinId, sessionId, userId, first: first === '1' } : { kind: 'none' as const };
+  }),
+  'delivery-link': def(2, list),
+  'delivery-apply': def(1, (raw) => one(String(raw), ['updated', 'stale', 'unknown'] as const, 'delivery-apply')),
+  'delivery-drop-early': def(1, count),
+  'delivery-lookup': def(2, (raw) => {
+    const [kind, jobId = ''] = list(raw);
+    return kind === 'job' ? { kind: 'job' as const, jobId } : { kind: 'unknown' as const };
+  }),
+  'claim-login': def(null, decodeClaim),
+  'complete-login': def(1, (raw) => {
+    const n = Number(raw);
+    return n === 1 ? 'completed' : n === 2 ? 'already' : 'gone';
+  }),
+  'rotate-session': def(4, (raw): RotateReply => {
+    const [kind = '', kept = ''] = list(raw);
+    if (kind === 'again') return { kind, pairJson: kept };
+    if (kind === 'roles') return { kind, rolesJson: kept };
+    return { kind: one(kind, ['ok', 'closed', 'nouser', 'reuse'] as const, 'rotate-session') };
+  }),
+  'end-sessions': def(1, count),
+  'list-sessions': def(1, (raw) => {
+    const r = list(raw);
+    const rows: SessionRow[] = [];
+    for (let i = 0; i + 4 < r.length; i += 5) {
+      rows.push({ sessionId: r[i]!, createdAt: r[i + 1]!, lastUsedAt: r[i + 2]!, origin: r[i + 3]!, expiresAt: r[i + 4]! });
+    }
+    return rows;
+  }),
+} satisfies Record<string, ScriptDef<unknown>>;
+
+function decodeClaim(raw: unknown): ClaimReply {
+  const r = list(raw);
+  const kind = r[0] ?? '';
+  switch (kind) {
+    case 'duplicate':
+    case 'busy':
+    case 'no_match':
+    case 'unanswered':
+      return { kind };
+    case 'renumbered':
+      return { kind, userId: r[1] ?? '', changed: r[2] === '1', linked: kinds(r[3]) };
+    case 'ask':
+      return { kind, pinId: r[1] ?? '', pinHash: r[2] ?? '', expiresAt: Number(r[3]), origin: r[4] ?? '', question: r[5] ?? '' };
+    case 'which': {
+      const open: { question: string; origin: string; expiresAt: number }[] = [];
+      for (let i = 1; i + 2 < r.length; i += 3) open.push({ question: r[i]!, origin: r[i + 1]!, expiresAt: Number(r[i + 2]) });
+      return { kind, open };
+    }
+    case 'denied':
+      return { kind, pinId: r[1] ?? '', pinHash: r[2] ?? '', origin: r[3] ?? '' };
+    case 'done':
+      return { kind, sessionOpen: r[1] === '1' };
+    case 'completed':
+      return { kind, pinId: r[1] ?? '', pinHash: r[2] ?? '', resultJson: r[3] ?? '' };
+    case 'claimed': {
+      const [, pinId = '', pinHash = '', sessionId = '', refreshJti = '', id = '', name = '', surname = '', phone = '', rolesJson = '', linked, recycled, conflict, numberChanged] = r;
+      const user = { id, name, surname, phone, rolesJson };
+      return { kind, pinId, pinHash, sessionId, refreshJti, user, linked: kinds(linked), recycled: recycled === '1', conflict: conflict === '1', numberChanged: numberChanged === '1' };
+    }
+    case 'next': {
+      const keys: [string, string, string][] = [];
+      for (let at = 3; at + 2 < r.length; at += 3) keys.push([r[at]!, r[at + 1]!, r[at + 2]!]);
+      return { kind, step: r[1] ?? '', stateJson: r[2] ?? '', keys };
+    }
+    default:
+      throw new Error(`script claim-login replied ${JSON.stringify(kind)}`);
+  }
+}
+
+const kinds = (csv: string | undefined): string[] => (csv ? csv.split(',') : []);
+
+export type ScriptName = keyof typeof DEFS;
+export type Reply<N extends ScriptName> = ReturnType<(typeof DEFS)[N]['decode']>;
+export const SCRIPT_NAMES = Object.keys(DEFS) as ScriptName[];
+
+const INCLUDE = /^--- @include "([^"]+)"$/gm;
+const read = (file: string): string => readFileSync(new URL(`./scripts/${file}`, import.meta.url), 'utf8');
+
+/** A script's source with its includes expanded (once each; a library included twice is a mistake). */
+export function scriptSource(name: ScriptName): string {
+  const seen = new Set<string>();
+  const expand = (text: string): string =>
+    text.replace(INCLUDE, (_, file: string) => {
+      if (seen.has(file)) throw new Error(`${file} included twice in ${name}.lua`);
+      seen.add(file);
+      return expand(read(file).trimEnd());
+    });
+  return expand(read(`${name}.lua`));
+}
+
+/** A library's text (scripts/lib/), as an include puts it in (test/redis/key-schema.test.ts checks lib/keys.lua). */
+export const scriptLibrary = (file: string): string => read(`lib/${file}`);
+
+/** The first line of a script: its name, which tells its EVAL apart from the others' (fault tests). */
+export function scriptMarker(name: ScriptName): string {
+  return read(`${name}.lua`).split('\n')[0]!;
+}
+
+const commandName = (name: ScriptName): string => 'pinauth_' + name.replace(/-/g, '_');
 type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
 
-const read = (file: string): string => readFileSync(new URL(`./scripts/${file}.lua`, import.meta.url), 'utf8');
-const budgetLibrary = read('lib/budgets');
-const runner = read('lib/steps');
-const loginSteps = read('lib/login-steps');
-/** the sender's account by its identifiers: steps the login chain enters (before it in the source) */
-const identitySteps = read('lib/identity-steps');
-/** keys.ts's schema in Lua, for the login chain when one server runs it in one call (claim-login) */
-export const keyLibrary = read('lib/keys');
-
-/** A whole script's source: claim-login gets the key schema, the identity and login steps first. */
-function wholeSource(name: ScriptName): string {
-  return name === 'claim-login' ? keyLibrary + identitySteps + loginSteps + read(name) : read(name);
-}
-
-/** A step's source as a script of its own (a cluster runs it, one call per step). */
-function stepSource(step: StepName): string {
-  return (WITH_BUDGETS.has(step) ? budgetLibrary : '') + read(`steps/${step}`);
-}
-
-/**
- * A phase's steps composed into one script: each step's source becomes a function of (KEYS,
- * ARGV). `prologue`, a plan's (phase-plans.ts), runs before the runner and writes its PLAN; without
- * one the runner reads the steps from ARGV.
- */
-function phaseSource(phase: PhaseName, prologue = 'local PLAN = nil\n'): string {
-  const steps: readonly StepName[] = PHASES[phase];
-  const budgets = steps.some((s) => WITH_BUDGETS.has(s)) ? budgetLibrary : '';
-  const bodies = steps.map((s) => `STEPS['${s}'] = function(KEYS, ARGV)\n${read(`steps/${s}`)}\nend\n`);
-  // the first line names the phase's steps: fault tests recognise its EVAL by it (scriptMarker)
-  return `-- STEPS['${steps.join(',')}']\n${budgets}local STEPS = {}\n${bodies.join('')}${prologue}${runner}`;
-}
-
-export type ScriptId = ScriptName | PhaseName | `step:${StepName}`;
-
-/** The source Redis runs for a script, a phase (composed) or a step (fault tests recognise its
- * EVAL / EVALSHA on the wire). */
-export function scriptSource(id: ScriptId): string {
-  if (id.startsWith('step:')) return stepSource(id.slice(5) as StepName);
-  if (id in PHASES) return phaseSource(id as PhaseName);
-  return wholeSource(id as ScriptName);
-}
-
-/** A line of a script's source that tells its EVAL apart from the others' (shared libraries come first). */
-export function scriptMarker(id: ScriptId): string {
-  if (id.startsWith('step:')) return read(`steps/${id.slice(5)}`).split('\n')[0]!;
-  if (id in PHASES) return `STEPS['${PHASES[id as PhaseName].join(',')}']`;
-  return read(id).split('\n')[0]!;
-}
-
-const commandName = (id: ScriptId): string => 'pinauth_' + id.replace(/[-:]/g, '_');
-
-export interface ScriptsOptions {
-  /** run every step as a call of its own even on a single Redis (tests of the cluster path) */
-  split?: boolean;
-  /** compile phases with fixed arguments into plans (default); false: every phase call sends them all (tests) */
-  plans?: boolean;
-}
-
 export class Scripts {
-  /** one call per step: on a cluster (a phase's keys live in several slots) */
-  readonly split: boolean;
-  /** the phases' compiled plans (one Redis only) */
-  readonly plans: PhasePlans;
-  private readonly planned: boolean;
-
-  constructor(private readonly client: RedisClient, opts: ScriptsOptions = {}) {
-    this.split = opts.split ?? client instanceof Cluster;
-    this.planned = opts.plans ?? true;
-    this.plans = new PhasePlans(client, (phase, prologue) => phaseSource(phase as PhaseName, prologue));
-    for (const name of SCRIPT_NAMES) {
-      const declared = DECLARED_KEYS[name];
-      // without numberOfKeys, ioredis takes the key count from the call's first argument
-      client.defineCommand(commandName(name), declared === 'first-argument' ? { lua: wholeSource(name) } : { numberOfKeys: declared, lua: wholeSource(name) });
-    }
-    // steps and phases take their key count as the first argument
-    for (const step of STEP_NAMES) client.defineCommand(commandName(`step:${step}`), { lua: stepSource(step) });
-    for (const phase of Object.keys(PHASES) as PhaseName[]) client.defineCommand(commandName(phase), { lua: phaseSource(phase) });
+  constructor(private readonly client: RedisClient) {
+    // the key count is always the call's first argument (ioredis reads it when none is declared)
+    for (const name of SCRIPT_NAMES) client.defineCommand(commandName(name), { lua: scriptSource(name) });
   }
 
-  private call(id: ScriptId, args: ScriptArg[]): Promise<unknown> {
-    return this.command(commandName(id), args);
-  }
-
-  private command(name: string, args: ScriptArg[]): Promise<unknown> {
-    const fn = (this.client as unknown as Record<string, ScriptFn>)[name];
+  /** Runs one script on its keys (one slot) and decodes its reply. */
+  async run<N extends ScriptName>(name: N, keys: readonly string[], args: readonly ScriptArg[] = []): Promise<Reply<N>> {
+    const d: ScriptDef<unknown> = DEFS[name];
+    if (d.keys !== null && keys.length !== d.keys) throw new Error(`script ${name} takes ${d.keys} keys, given ${keys.length}`);
+    const fn = (this.client as unknown as Record<string, ScriptFn>)[commandName(name)];
     if (!fn) throw new Error(`script ${name} not defined`);
-    return fn.apply(this.client, args);
+    return d.decode(await fn.apply(this.client, [keys.length, ...keys, ...args])) as Reply<N>;
   }
-
-  run(name: ScriptName, args: ScriptArg[]): Promise<unknown> {
-    return this.call(name, args);
-  }
-
-  /** Runs a script that returns an array of strings (nil entries become ''). */
-  async strings(name: ScriptName, args: ScriptArg[]): Promise<string[]> {
-    return asStrings(name, await this.run(name, args));
-  }
-
-  async number(name: ScriptName, args: ScriptArg[]): Promise<number> {
-    return Number(await this.run(name, args));
-  }
-
-  async string(name: ScriptName, args: ScriptArg[]): Promise<string> {
-    return String(await this.run(name, args));
-  }
-
-  /** One step on its own (one slot, one call), returning its raw answer. */
-  async step(s: Step, carry: string[] = []): Promise<string[]> {
-    return asStrings(s.step, await this.call(`step:${s.step}`, [s.keys.length, ...s.keys, ...s.args.map(argValue), ...carry]));
-  }
-
-  /**
-   * Runs the steps of a phase (in the phase's order; a plan may leave steps out) and returns
-   * its answer: one composed script on a single Redis, one call per step when split.
-   */
-  async phase(name: PhaseName, steps: Step[]): Promise<string[]> {
-    checkPlan(name, steps);
-    if (this.split) return this.stepByStep(steps);
-    const plan = this.planned ? this.plans.plan(name, steps) : null;
-    if (plan) return asStrings(name, await this.command(plan.command, [plan.keys.length, ...plan.keys, ...plan.args]));
-    const header: ScriptArg[] = [steps.length];
-    for (const s of steps) header.push(s.step, s.keys.length, s.args.length);
-    const keys = steps.flatMap((s) => s.keys);
-    return asStrings(name, await this.call(name, [keys.length, ...keys, ...header, ...steps.flatMap((s) => s.args.map(argValue))]));
-  }
-
-  /** The runner of lib/steps.lua, a call per step. */
-  private async stepByStep(steps: Step[]): Promise<string[]> {
-    let carry: string[] = [];
-    let skip: StepName | undefined;
-    for (const s of steps) {
-      if (s.step === skip) continue;
-      skip = undefined;
-      const out = await this.step(s, carry);
-      if (out[0] !== '>' && out[0] !== '=') return out;
-      if (out[0] === '=') skip = s.step;
-      carry = out.slice(1);
-    }
-    return carry;
-  }
-}
-
-function asStrings(name: string, out: unknown): string[] {
-  if (!Array.isArray(out)) throw new Error(`script ${name} returned ${typeof out}`);
-  return out.map((v) => (v === null || v === undefined ? '' : String(v)));
-}
-
-/** A plan may use only its phase's steps: the composed script holds no others. */
-function checkPlan(name: PhaseName, steps: Step[]): void {
-  const allowed: readonly StepName[] = PHASES[name];
-  for (const s of steps) if (!allowed.includes(s.step)) throw new Error(`phase ${name} has no step ${s.step}`);
 }

@@ -1,8 +1,8 @@
 import type { RedisClient } from '../redis/connection.js';
 import { AppError } from '../errors.js';
 import { ACTIVE_BUCKETS, type Keys } from '../redis/keys.js';
-import { cancelCleanupSteps, cancelSteps, checkSteps, registerSteps } from './steps.js';
-import type { Scripts } from '../redis/scripts.js';
+import { cancelCleanup, cancelFind, check, register, type RegisterResult } from './steps.js';
+import type { Limited, Scripts } from '../redis/scripts.js';
 import { newShortId } from '../ids.js';
 import type { RegistrationPolicy } from '../config.js';
 import type { BudgetSet, Limits } from '../security/limits.js';
@@ -71,8 +71,6 @@ const DRAW_ROUNDS = 3;
 /** Cancels run again when a login claimed the registration between their two phases; it can't keep happening. */
 const CANCEL_ROUNDS = 3;
 
-type ScriptAnswer = string[];
-
 /**
  * What a registration needs of the expiry sweep: that the second it ends in gets swept. Declared
  * here and implemented by the queues' ExpirySchedule (src/queues/expiry-schedule.ts), which sits above.
@@ -128,44 +126,40 @@ export class Registrations {
     // a keyed attempt's candidates of every round, made up front: a retry must recognise any of them
     const derived = attempt && emojiString === undefined ? deriveEmojiStrings(attempt.seed, perRound * DRAW_ROUNDS, policy.emojiLength) : [];
     const derivedHashes = derived.map(normalEmojiHash);
-    let out: ScriptAnswer = ['retry'];
+    let out: RegisterResult = { kind: 'retry' };
     let drawn: string[] = [];
     let offset = 0;
-    for (let round = 0; round < DRAW_ROUNDS && out[0] === 'retry'; round++) {
+    for (let round = 0; round < DRAW_ROUNDS && out.kind === 'retry'; round++) {
       offset = attempt ? round * perRound : 0;
       drawn = emojiString !== undefined ? [] : attempt ? derived.slice(offset, offset + perRound) : drawEmojiStrings(perRound, policy.emojiLength);
-      out = await this.scripts.phase(
-        'register',
-        registerSteps(this.keys, budgets, {
-          pinHash,
-          emojiHash: emojiString === undefined ? '' : emojiHash(emojiString),
-          mode: policy.emojiChoice,
-          newPinId: newShortId(),
-          ttlMs: this.settings.pinTtlSeconds * 1000,
-          memoryMs: this.settings.expiredMemorySeconds * 1000,
-          origin: encodeOrigin(caller.origin ?? UNKNOWN_ORIGIN),
-          candidates: attempt ? derivedHashes.slice(offset, offset + perRound) : drawn.map(normalEmojiHash),
-          candidateOffset: offset,
-          attempt: attempt && { tag: attempt.tag, candidates: derivedHashes },
-        }, this.scripts.split),
-      );
-      this.refuseIfLimited(out, budgets, caller);
+      out = await register(this.scripts, this.keys, budgets, {
+        pinHash,
+        emojiHash: emojiString === undefined ? '' : emojiHash(emojiString),
+        mode: policy.emojiChoice,
+        newPinId: newShortId(),
+        ttlMs: this.settings.pinTtlSeconds * 1000,
+        memoryMs: this.settings.expiredMemorySeconds * 1000,
+        origin: encodeOrigin(caller.origin ?? UNKNOWN_ORIGIN),
+        candidates: attempt ? derivedHashes.slice(offset, offset + perRound) : drawn.map(normalEmojiHash),
+        candidateOffset: offset,
+        attempt: attempt && { tag: attempt.tag, candidates: derivedHashes },
+      });
+      if (out.kind === 'limited') this.refuse(out, budgets, caller);
     }
-    const [outcome = '', pinId = '', msLeftRaw = '0', state = '', expiresAt = '0', chosen = '0'] = out;
-    if (outcome === 'retry') throw new AppError('INTERNAL_ERROR', undefined, { cause: new Error('every drawn emoji string was taken') });
-    if (outcome === 'refused') {
+    if (out.kind === 'retry') throw new AppError('INTERNAL_ERROR', undefined, { cause: new Error('every drawn emoji string was taken') });
+    if (out.kind === 'refused') {
       const details = [{ field: 'emojiString', message: 'is chosen by the server here: omit it (send it only to re-join your own registration)' }];
       throw new AppError('VALIDATION_ERROR', `Invalid data: emojiString ${details[0]!.message}`, { details });
     }
+    const { outcome, pinId, state, expiresAt, candidateIndex: index } = out;
     if (outcome === 'denied') throw new AppError('LOGIN_DENIED');
     if (outcome === 'decoy' || outcome === 'again') this.probes.collision(budgets.group, caller.via, 'pin');
     if (outcome === 'contested') this.probes.collision(budgets.group, caller.via, 'emoji');
-    const msLeft = Math.max(0, Number(msLeftRaw));
+    const msLeft = Math.max(0, out.msLeft);
     // Created or still pending: its second's sweep must be queued (idempotent, so a retried
     // registration re-queues a sweep that failed to queue). A decoy does the same, so it takes
     // as long as a creation.
-    if (state === 'p' || state === 'c') await this.expiry.ensure(Number(expiresAt));
-    const index = Number(chosen);
+    if (state === 'p' || state === 'c') await this.expiry.ensure(expiresAt);
     // candidate indexes count from the first round's first for a keyed attempt, else this round's
     const candidates = attempt ? derived : drawn;
     const again = outcome === 'existing' || outcome === 'again';
@@ -188,25 +182,27 @@ export class Registrations {
   async check(pin: string, caller?: Caller): Promise<CheckOutcome> {
     const pinHash = await this.located(pin);
     const budgets = caller ? this.limits.forCheck(this.limits.group(caller.ip), pinHash) : this.limits.none();
-    const out = await this.scripts.phase('check', checkSteps(this.keys, budgets, pinHash, this.settings.collectRetrySeconds * 1000, this.scripts.split));
-    this.refuseIfLimited(out, budgets, caller);
-    const [outcome, pinId = '', result = '', userId = ''] = out;
-    switch (outcome) {
+    const out = await check(this.scripts, this.keys, budgets, pinHash, this.settings.collectRetrySeconds * 1000);
+    switch (out.kind) {
+      case 'limited':
+        return this.refuse(out, budgets, caller);
       case 'pending':
-        return { state: 'pending', pinId };
+        return { state: 'pending', pinId: out.pinId };
       case 'awaiting':
-        return { state: 'awaiting', pinId };
+        return { state: 'awaiting', pinId: out.pinId };
       case 'denied':
         throw new AppError('LOGIN_DENIED');
       case 'failed':
         throw new AppError('LOGIN_FAILED');
-      case 'verified':
+      case 'verified': {
+        const { pinId, resultJson, userId } = out;
         // handed on unparsed, so checked for the one shape it is written in: a JSON object
-        if (!result.startsWith('{') || !result.endsWith('}')) throw new AppError('INTERNAL_ERROR', undefined, { cause: new Error(`registration ${pinId} holds no login result`) });
-        return { state: 'verified', pinId, userId, resultJson: result };
+        if (!resultJson.startsWith('{') || !resultJson.endsWith('}')) throw new AppError('INTERNAL_ERROR', undefined, { cause: new Error(`registration ${pinId} holds no login result`) });
+        return { state: 'verified', pinId, userId, resultJson };
+      }
       case 'expired':
         throw new AppError('PIN_EXPIRED');
-      default:
+      case 'not_found':
         if (caller) this.probes.wrongGuess(budgets.group, caller.via, 'check');
         throw new AppError('PIN_NOT_FOUND');
     }
@@ -219,7 +215,7 @@ export class Registrations {
   }
 
   /**
-   * Cancels in two phases (registration-steps.ts): "is it pending?" with the budgets, then the
+   * Cancels in two parts (steps.ts): "is it pending?" with the budgets, then the
    * cleanup, which deletes the registration last. A login that claims it between the two is
    * seen by the last step; the cancel then runs again (without spending the budgets twice) and
    * also closes that login's session.
@@ -228,24 +224,21 @@ export class Registrations {
     const budgets = this.limits.forCancel(this.limits.group(caller.ip));
     const pinHash = await this.located(pin);
     for (let round = 0, spend = budgets; round < CANCEL_ROUNDS; round++, spend = this.limits.none()) {
-      const out = await this.scripts.phase('cancel', cancelSteps(this.keys, spend, pinHash, this.scripts.split));
-      this.refuseIfLimited(out, budgets, caller);
-      const [outcome, pinId = '', state = '', emojiHash = '', phone = '', sid = '', userId = ''] = out;
-      if (outcome === 'expired') throw new AppError('PIN_EXPIRED');
-      if (outcome !== 'cancelled') {
+      const found = await cancelFind(this.scripts, this.keys, spend, pinHash);
+      if (found.kind === 'limited') this.refuse(found, budgets, caller);
+      if (found.kind === 'expired') throw new AppError('PIN_EXPIRED');
+      if (found.kind !== 'cancelled') {
         this.probes.wrongGuess(budgets.group, caller.via, 'cancel');
         throw new AppError('PIN_NOT_FOUND');
       }
-      const [done] = await this.scripts.phase('cancel-cleanup', cancelCleanupSteps(this.keys, pinHash, { pinId, state, emojiHash, phone, sid, userId }));
-      if (done === 'cancelled') return { pinId };
+      if ((await cancelCleanup(this.scripts, this.keys, pinHash, found)) === 'cancelled') return { pinId: found.pinId };
     }
     throw new AppError('INTERNAL_ERROR', undefined, { cause: new Error('the registration kept changing while it was cancelled') });
   }
 
-  /** Throws RATE_LIMITED (and reports it) when a script answered `{'limited', waitMs, index}`. */
-  private refuseIfLimited(out: ScriptAnswer, budgets: BudgetSet, caller: Caller | undefined): void {
-    if (out[0] !== 'limited') return;
-    const { limit, error } = this.limits.refusal(budgets, Number(out[1]), Number(out[2]));
+  /** Throws RATE_LIMITED (and reports it) for a budget's refusal. */
+  private refuse(out: Limited, budgets: BudgetSet, caller: Caller | undefined): never {
+    const { limit, error } = this.limits.refusal(budgets, out.waitMs, out.index);
     if (caller) this.probes.rateLimited(budgets.group, caller.via, limit, error.retryAfter ?? 1);
     throw error;
   }

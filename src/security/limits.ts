@@ -3,7 +3,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 import type { RateLimitConfig } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Keys } from '../redis/keys.js';
-import { fixed, type StepArg } from '../redis/scripts.js';
+import type { ScriptArg } from '../redis/scripts.js';
 import { ipGroup } from './ip-group.js';
 import { remembered } from '../remembered.js';
 
@@ -29,7 +29,7 @@ interface BudgetSpec {
   of: 'group' | 'pin';
   points: number;
   windowMs: number;
-  /** 't' spent by every request; 'g' a wrong-guess budget: checked, spent by the script on a miss */
+  /** 't' spent by every request; 'g' a wrong-guess budget: held while the guess is judged, kept on a miss */
   mode: 't' | 'g';
 }
 
@@ -43,16 +43,12 @@ export interface BudgetSet {
   group: string;
   names: readonly BudgetName[];
   groupKeys: string[];
-  /**
-   * Budget descriptions are configuration: fixed arguments of a phase plan (phase-plans.ts),
-   * the same arrays for every request of a kind (read-only).
-   */
-  groupArgs: readonly StepArg[];
-  /** the mode of each group budget, and its window (ms), for budget-settle */
-  groupModes: readonly StepArg[];
-  groupWindows: readonly StepArg[];
+  /** the group budgets' description (lib/budgets.lua): the same array for every request of a kind (read-only) */
+  groupArgs: readonly ScriptArg[];
+  /** the mode of each group budget, for budget-settle */
+  groupModes: readonly ScriptArg[];
   pinKeys: string[];
-  pinArgs: readonly StepArg[];
+  pinArgs: readonly ScriptArg[];
 }
 
 /** What a kind of request's budgets are, made once: a request adds only its keys. */
@@ -60,10 +56,9 @@ interface BudgetTemplate {
   names: readonly BudgetName[];
   /** per budget, in order: whose it is and its key segment */
   entries: readonly BudgetSpec[];
-  groupArgs: readonly StepArg[];
-  groupModes: readonly StepArg[];
-  groupWindows: readonly StepArg[];
-  pinArgs: readonly StepArg[];
+  groupArgs: readonly ScriptArg[];
+  groupModes: readonly ScriptArg[];
+  pinArgs: readonly ScriptArg[];
 }
 
 const REFUSALS: Record<BudgetName, string> = {
@@ -134,33 +129,36 @@ export class Limits {
     return this.budgets(this.templates.none, '', '');
   }
 
-  /** The arguments of a list of budgets (lib/budgets.lua), all fixed: the index names the budget in a refusal. */
+  /** The arguments of a list of budgets (lib/budgets.lua): the index names the budget in a refusal. */
   private template(names: BudgetName[]): BudgetTemplate {
-    const t = { names, entries: names.map((n) => this.specs[n]), groupArgs: [] as StepArg[], groupModes: [] as StepArg[], groupWindows: [] as StepArg[], pinArgs: [] as StepArg[] };
+    const t = { names, entries: names.map((n) => this.specs[n]), groupArgs: [] as ScriptArg[], groupModes: [] as ScriptArg[], pinArgs: [] as ScriptArg[] };
     t.entries.forEach((s, i) => {
-      const spec = [fixed(s.points), fixed(s.windowMs), fixed(s.mode), fixed(i + 1)];
+      const spec = [s.points, s.windowMs, s.mode, i + 1];
       if (s.of === 'pin') {
         t.pinArgs.push(...spec);
       } else {
         t.groupArgs.push(...spec);
-        t.groupModes.push(spec[2]!);
-        t.groupWindows.push(spec[1]!);
+        t.groupModes.push(s.mode);
       }
     });
-    t.groupArgs.unshift(fixed(t.groupArgs.length / 4));
-    t.pinArgs.unshift(fixed(t.pinArgs.length / 4));
+    t.groupArgs.unshift(t.groupArgs.length / 4);
+    t.pinArgs.unshift(t.pinArgs.length / 4);
     return t;
   }
 
   /** A request's budgets: the template's arguments and this group's and PIN's keys. */
   private budgets(t: BudgetTemplate, group: string, pinHash: string): BudgetSet {
     const groupKeys: string[] = [];
+    const held: string[] = [];
     const pinKeys: string[] = [];
     for (const s of t.entries) {
       if (s.of === 'pin') pinKeys.push(this.keys.pinBudget(s.key, pinHash));
       else groupKeys.push(this.keys.groupBudget(s.key, group));
+      // a wrong-guess budget's points held by requests in flight (lib/budgets.lua)
+      if (s.of === 'group' && s.mode === 'g') held.push(this.keys.groupBudget(`${s.key}:held`, group));
     }
-    return { group, names: t.names, groupKeys, groupArgs: t.groupArgs, groupModes: t.groupModes, groupWindows: t.groupWindows, pinKeys, pinArgs: t.pinArgs };
+    groupKeys.push(...held);
+    return { group, names: t.names, groupKeys, groupArgs: t.groupArgs, groupModes: t.groupModes, pinKeys, pinArgs: t.pinArgs };
   }
 
   /** The error for a script's `{'limited', waitMs, index}` answer, and which budget it was. */

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { LoginResult } from '../../src/registrations/login-result.js';
 import { LoginChain } from '../../src/auth/login-chain.js';
+import type { ClaimReply } from '../../src/redis/scripts.js';
 import { LoginProcessor } from '../../src/auth/login.js';
 import type { InboundJob } from '../../src/queues/jobs.js';
 import type { Caller } from '../../src/registrations/service.js';
@@ -18,7 +19,7 @@ class CrashingChain extends LoginChain {
   constructor(services: Services, private readonly after: number) {
     super(services.scripts, services.keys, true);
   }
-  protected override step(step: string, keys: string[], json: string): Promise<string[]> {
+  protected override step(step: string, keys: string[], json: string): Promise<ClaimReply> {
     if (this.calls++ >= this.after) return Promise.reject(new Error(`crashed before ${step}`));
     return super.step(step, keys, json);
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
-import { scriptMarker, scriptSource, type ScriptId } from '../../src/redis/scripts.js';
+import { scriptMarker, scriptSource, type ScriptName } from '../../src/redis/scripts.js';
 
 /**
  * A small TCP proxy between the service and a private redis-server, for fault tests: it can hold
@@ -148,7 +148,7 @@ export class FaultProxy {
 }
 
 /** Matches a request running one of our Lua scripts: its SHA1 (EVALSHA) or its source (EVAL). */
-export function scriptRequest(name: ScriptId): RegExp {
+export function scriptRequest(name: ScriptName): RegExp {
   const source = scriptSource(name);
   const sha = createHash('sha1').update(source).digest('hex');
   const firstLine = scriptMarker(name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { LoginChain } from '../../src/auth/login-chain.js';
+import type { ClaimReply } from '../../src/redis/scripts.js';
 import { LoginProcessor, type LoginOutcome } from '../../src/auth/login.js';
 import type { InboundJob, InboundMessage } from '../../src/queues/jobs.js';
 import type { Caller } from '../../src/registrations/service.js';
@@ -25,7 +26,7 @@ class RacedChain extends LoginChain {
   ) {
     super(services.scripts, services.keys, true);
   }
-  protected override async step(step: string, keys: string[], json: string): Promise<string[]> {
+  protected override async step(step: string, keys: string[], json: string): Promise<ClaimReply> {
     this.steps.push(step);
     if (step === 'idset' && !this.raced) {
       this.raced = true;

@@ -9,16 +9,16 @@ import { endFailedLogin } from '../../src/queues/workers/inbound.js';
 import { sweepBucket } from '../../src/queues/workers/expiry.js';
 import { connect, type RedisClient } from '../../src/redis/connection.js';
 import { keys as keySchema } from '../../src/redis/keys.js';
-import { Scripts, type Step } from '../../src/redis/scripts.js';
-import { cancelCleanupSteps, cancelSteps, checkSteps, registerSteps, type RegisterRequest } from '../../src/registrations/steps.js';
+import { Scripts } from '../../src/redis/scripts.js';
+import { cancelCleanup, cancelFind, check as checkFlow, register as registerFlow, type RegisterRequest, type RegisterResult } from '../../src/registrations/steps.js';
 import { Limits } from '../../src/security/limits.js';
 import { eventually } from '../helpers/http.js';
 import { ClusterTopology } from '../helpers/redis-topology.js';
 
 /**
  * The ported scripts on a real 3-primary cluster: every call is routed by its declared keys and
- * touches one slot; requests whose keys live on several shards run as one call per step
- * (Scripts.split). Each test checks the answers and what Redis holds after, and where a request
+ * touches one slot; requests whose keys live on several shards run as a sequence of calls
+ * (registrations/steps.ts). Each test checks the answers and what Redis holds after, and where a request
  * has several steps, that a crash between them leaves what a retry finishes.
  */
 describe('redis: the ported scripts on a 3-primary cluster', function () {
@@ -43,8 +43,12 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     candidates: [],
     ...over,
   });
-  const register = (group: string, r: RegisterRequest) => scripts.phase('register', registerSteps(keys, limits.forRegister(group), r, true));
-  const check = (group: string, h: string) => scripts.phase('check', checkSteps(keys, limits.forCheck(group, h), h, 0, true));
+  const register = (group: string, r: RegisterRequest) => registerFlow(scripts, keys, limits.forRegister(group), r);
+  const check = (group: string, h: string) => checkFlow(scripts, keys, limits.forCheck(group, h), h, 0);
+  const answer = (out: RegisterResult) => {
+    if (out.kind !== 'answer') throw new Error(`no answer: ${out.kind}`);
+    return out;
+  };
 
   before(async function () {
     topo = await ClusterTopology.start({ primaries: 3 });
@@ -59,47 +63,45 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     await topo?.stop();
   });
 
-  it('splits on a cluster: the same phase composed into one script is refused there (CROSSSLOT)', async function () {
-    expect(scripts.split).to.equal(true);
+  it('a check spans slots (so it is a sequence of calls): one script on keys of two slots is refused (CROSSSLOT)', async function () {
     const h = pinHash();
-    const steps = checkSteps(keys, limits.forCheck('g-split', h), h, 0, true);
-    const slots = new Set(await Promise.all(steps.flatMap((s) => s.keys).map(slot)));
+    const b = limits.forCheck('g-split', h);
+    const slots = new Set(await Promise.all([...b.groupKeys, keys.registration(h), ...b.pinKeys].map(slot)));
     expect(slots.size, 'the IP group and the registration hash to different slots').to.be.greaterThan(1);
-    const composed = new Scripts(c, { split: false });
     let err: unknown;
-    await composed.phase('check', steps).catch((e: unknown) => (err = e));
+    await scripts.run('budget-take', [b.groupKeys[0]!, keys.registration(h)], [2, 10, 60_000, 't', 1, 10, 60_000, 't', 2]).catch((e: unknown) => (err = e));
     expect(String(err)).to.match(/CROSSSLOT|different slots|cross slot/i);
   });
 
   it('register: created, existing for the holder, a decoy for anyone else; a contested string; a server draw', async function () {
     const h = pinHash();
     const e = emoji();
-    const created = await register('g-reg', request(h, e));
-    expect(created[0]).to.equal('created');
+    const created = answer(await register('g-reg', request(h, e)));
+    expect(created.outcome).to.equal('created');
     expect(await c.hget(keys.registration(h), 's')).to.equal('p');
     expect(await c.get(keys.emoji(e))).to.equal(h);
-    expect(await c.zscore(keys.active(keys.activeBucket(h)), h)).to.equal(created[4]);
-    expect((await register('g-reg', request(h, e)))[0]).to.equal('existing');
-    const decoy = await register('g-reg', request(h, emoji()));
-    expect(decoy[0]).to.equal('decoy');
-    expect(await c.hget(keys.registration(h), 'i'), 'a decoy stores nothing').to.equal(created[1]);
+    expect(await c.zscore(keys.active(keys.activeBucket(h)), h)).to.equal(String(created.expiresAt));
+    expect(answer(await register('g-reg', request(h, e))).outcome).to.equal('existing');
+    const decoy = answer(await register('g-reg', request(h, emoji())));
+    expect(decoy.outcome).to.equal('decoy');
+    expect(await c.hget(keys.registration(h), 'i'), 'a decoy stores nothing').to.equal(created.pinId);
     // another PIN choosing the same string: stored, the string contested
     const h2 = pinHash();
-    expect((await register('g-reg', request(h2, e)))[0]).to.equal('contested');
+    expect(answer(await register('g-reg', request(h2, e))).outcome).to.equal('contested');
     expect(await c.get(keys.emoji(e))).to.equal('!');
     // server draw: the first candidate is taken, the second is held
     const taken = emoji();
     const free = emoji();
     await c.set(keys.emoji(taken), 'someone', 'PX', 60_000);
     const h3 = pinHash();
-    const drawn = await register('g-reg', request(h3, '', { mode: 'server', candidates: [taken, free] }));
-    expect(drawn[0]).to.equal('created');
-    expect(drawn[5], 'the second candidate').to.equal('2');
+    const drawn = answer(await register('g-reg', request(h3, '', { mode: 'server', candidates: [taken, free] })));
+    expect(drawn.outcome).to.equal('created');
+    expect(drawn.candidateIndex, 'the second candidate').to.equal(2);
     expect(await c.get(keys.emoji(free))).to.equal(h3);
     expect(await c.hget(keys.registration(h3), 'e')).to.equal(free);
     // every candidate taken: retry, and nothing written
     const h4 = pinHash();
-    expect(await register('g-reg', request(h4, '', { mode: 'server', candidates: [taken] }))).to.deep.equal(['retry']);
+    expect(await register('g-reg', request(h4, '', { mode: 'server', candidates: [taken] }))).to.deep.equal({ kind: 'retry' });
     expect(await c.exists(keys.registration(h4))).to.equal(0);
   });
 
@@ -109,72 +111,73 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     await c.set(keys.emoji(taken), 'someone', 'PX', 60_000);
     const attempt = { tag: 'attempt-tag-1', candidates: [taken, first, second] };
     // round two's candidate is taken after round one's only candidate was held by someone else
-    expect(await register('g-key', request(h, '', { mode: 'server', candidates: [taken], attempt }))).to.deep.equal(['retry']);
-    const made = await register('g-key', request(h, '', { mode: 'server', candidates: [first], candidateOffset: 1, attempt }));
-    expect([made[0], made[5]]).to.deep.equal(['created', '2']);
+    expect(await register('g-key', request(h, '', { mode: 'server', candidates: [taken], attempt }))).to.deep.equal({ kind: 'retry' });
+    const made = answer(await register('g-key', request(h, '', { mode: 'server', candidates: [first], candidateOffset: 1, attempt })));
+    expect([made.outcome, made.candidateIndex]).to.deep.equal(['created', 2]);
     // the retry starts over from round one: it recognises the candidate of round two
-    const retry = await register('g-key', request(h, '', { mode: 'server', candidates: [taken], attempt, newPinId: 'other-id' }));
-    expect([retry[0], retry[1], retry[5]]).to.deep.equal(['existing', made[1], '2']);
+    const retry = answer(await register('g-key', request(h, '', { mode: 'server', candidates: [taken], attempt, newPinId: 'other-id' })));
+    expect([retry.outcome, retry.pinId, retry.candidateIndex]).to.deep.equal(['existing', made.pinId, 2]);
     // another key: a decoy, remembered under a key of the registration's slot; its repeat is 'again'
     const stranger = { tag: 'attempt-tag-2', candidates: [emoji()] };
-    const decoy = await register('g-key', request(h, '', { mode: 'server', candidates: stranger.candidates, attempt: stranger, newPinId: 'decoy-id' }));
-    expect(decoy[0]).to.equal('decoy');
+    const decoy = answer(await register('g-key', request(h, '', { mode: 'server', candidates: stranger.candidates, attempt: stranger, newPinId: 'decoy-id' })));
+    expect(decoy.outcome).to.equal('decoy');
     expect(await slot(keys.attemptDecoy(h, stranger.tag))).to.equal(await slot(keys.registration(h)));
-    const again = await register('g-key', request(h, '', { mode: 'server', candidates: stranger.candidates, attempt: stranger, newPinId: 'decoy-id-2' }));
-    expect([again[0], again[1], again[5]]).to.deep.equal(['again', 'decoy-id', '1']);
-    expect(await c.hget(keys.registration(h), 'i'), 'decoys store nothing on the registration').to.equal(made[1]);
+    const again = answer(await register('g-key', request(h, '', { mode: 'server', candidates: stranger.candidates, attempt: stranger, newPinId: 'decoy-id-2' })));
+    expect([again.outcome, again.pinId, again.candidateIndex]).to.deep.equal(['again', 'decoy-id', 1]);
+    expect(await c.hget(keys.registration(h), 'i'), 'decoys store nothing on the registration').to.equal(made.pinId);
   });
 
   it('register: a crash after the emoji string is held leaves what the client’s retry finishes', async function () {
     const h = pinHash();
     const e = emoji();
-    const steps = registerSteps(keys, limits.forRegister('g-crash'), request(h, e), true);
     // budgets, read, emoji: then the process dies
-    let carry: string[] = [];
-    for (const s of steps.slice(0, 3)) carry = (await scripts.step(s, carry)).slice(1);
+    const b = limits.forRegister('g-crash');
+    await scripts.run('budget-take', b.groupKeys, b.groupArgs);
+    const read = await scripts.run('register', [keys.registration(h)], ['read', e, 'client', 'id-crash', 60_000, 60_000, 'o', '']);
+    expect(read.kind).to.equal('create');
+    expect(await scripts.run('emoji-hold', [keys.emoji(e)], [h, 'own', Date.now() + 60_000])).to.equal('created');
     expect(await c.get(keys.emoji(e))).to.equal(h);
     expect(await c.exists(keys.registration(h))).to.equal(0);
-    const retried = await register('g-crash', request(h, e));
-    expect(retried[0], 'the string it holds is its own: created, not contested').to.equal('created');
+    const retried = answer(await register('g-crash', request(h, e)));
+    expect(retried.outcome, 'the string it holds is its own: created, not contested').to.equal('created');
     expect(await c.hget(keys.registration(h), 'e')).to.equal(e);
-    expect((await check('g-crash', h))[0]).to.equal('pending');
+    expect((await check('g-crash', h)).kind).to.equal('pending');
   });
 
   it('check: the wrong-guess budget holds under concurrency across shards; found PINs spend none of it', async function () {
-    const outs = await Promise.all(Array.from({ length: 20 }, () => check('g-guess', pinHash()).then((o) => o[0])));
+    const outs = await Promise.all(Array.from({ length: 20 }, () => check('g-guess', pinHash()).then((o) => o.kind)));
     expect(outs.filter((o) => o === 'not_found')).to.have.length(5);
     expect(outs.filter((o) => o === 'limited')).to.have.length(15);
     const h = pinHash();
-    expect((await register('g-found', request(h, emoji())))[0]).to.equal('created');
-    for (let i = 0; i < 3; i++) expect((await check('g-found', h))[0]).to.equal('pending');
+    expect(answer(await register('g-found', request(h, emoji()))).outcome).to.equal('created');
+    for (let i = 0; i < 3; i++) expect((await check('g-found', h)).kind).to.equal('pending');
     expect(await c.exists(keys.groupBudget('unknownpin', 'g-found')), 'reserved, then given back').to.equal(0);
     expect(await c.get(keys.groupBudget('check', 'g-found'))).to.equal('3');
     expect(await c.get(keys.pinBudget('checkpin', h))).to.equal('3');
     // a crash after budget-take: the reserved wrong-guess point stays until its window ends, nothing else
     const h2 = pinHash();
     await register('g-found', request(h2, emoji()));
-    const steps = checkSteps(keys, limits.forCheck('g-found', h2), h2, 0, true);
-    await scripts.step(steps[0]!);
+    const b = limits.forCheck('g-found', h2);
+    await scripts.run('budget-take', b.groupKeys, b.groupArgs);
     expect(await c.get(keys.groupBudget('unknownpin', 'g-found'))).to.equal('1');
-    expect((await check('g-found', h2))[0]).to.equal('pending');
+    expect((await check('g-found', h2)).kind).to.equal('pending');
     expect(await c.get(keys.groupBudget('unknownpin', 'g-found'))).to.equal('1');
   });
 
   it('cancel: frees the string, leaves the bucket, deletes the registration; a crash midway is finished by the retry', async function () {
-    const cancel = async (h: string): Promise<string[]> => {
-      const out = await scripts.phase('cancel', cancelSteps(keys, limits.forCancel('g-cancel'), h, true));
-      if (out[0] !== 'cancelled') return out;
-      const [, pinId = '', state = '', emojiHash = '', phone = '', sid = '', userId = ''] = out;
-      return scripts.phase('cancel-cleanup', cancelCleanupSteps(keys, h, { pinId, state, emojiHash, phone, sid, userId }));
+    const cancel = async (h: string): Promise<string> => {
+      const out = await cancelFind(scripts, keys, limits.forCancel('g-cancel'), h);
+      if (out.kind !== 'cancelled') return out.kind;
+      return cancelCleanup(scripts, keys, h, out);
     };
     const h = pinHash();
     const e = emoji();
     await register('g-cancel', request(h, e));
-    expect(await cancel(h)).to.deep.equal(['cancelled']);
+    expect(await cancel(h)).to.equal('cancelled');
     expect(await c.exists(keys.registration(h))).to.equal(0);
     expect(await c.exists(keys.emoji(e))).to.equal(0);
     expect(await c.zscore(keys.active(keys.activeBucket(h)), h)).to.equal(null);
-    expect((await check('g-cancel', h))[0]).to.equal('not_found');
+    expect((await check('g-cancel', h)).kind).to.equal('not_found');
     // a login made and not collected: its session closes with the cancel; the process dies after
     // the first cleanup step, and the client's retry of the cancel finishes it
     const h2 = pinHash();
@@ -184,13 +187,13 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     await c.hset(keys.registration(h2), 's', 'm', 'm', 'msg1', 'u', uid, 'd', sid);
     await c.hset(keys.session(uid, sid), 'u', uid, 'r', 'j1');
     await c.zadd(keys.userSessions(uid), Date.now() + 60_000, sid);
-    const found = await scripts.phase('cancel', cancelSteps(keys, limits.forCancel('g-cancel'), h2, true));
-    expect([found[0], found[5], found[6]]).to.deep.equal(['cancelled', sid, uid]);
-    const cleanup = cancelCleanupSteps(keys, h2, { pinId: found[1]!, state: found[2]!, emojiHash: found[3]!, phone: '', sid, userId: uid });
-    await scripts.step(cleanup[0]!);
+    const found = await cancelFind(scripts, keys, limits.forCancel('g-cancel'), h2);
+    expect(found).to.deep.include({ kind: 'cancelled', sessionId: sid, userId: uid });
+    // the first cleanup call (the emoji string freed), then the process dies
+    await scripts.run('release', [keys.emoji(e2)], [h2]);
     expect(await c.exists(keys.emoji(e2))).to.equal(0);
     expect(await c.exists(keys.registration(h2)), 'the registration stays for the retry').to.equal(1);
-    expect(await cancel(h2)).to.deep.equal(['cancelled']);
+    expect(await cancel(h2)).to.equal('cancelled');
     expect(await c.exists(keys.registration(h2))).to.equal(0);
     expect(await c.exists(keys.session(uid, sid))).to.equal(0);
     expect(await c.zcard(keys.userSessions(uid))).to.equal(0);
@@ -223,34 +226,25 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     }
     await c.hset(keys.user(uid), 'id', uid, 'roles', '["user"]');
     const rotate = (sid: string, presented: string, next: string, roles = '["user"]') =>
-      scripts.strings('rotate-session', [
-        keys.session(uid, sid),
-        keys.userSessions(uid),
-        keys.rotation(uid, sid),
-        keys.user(uid),
-        sid,
-        uid,
-        presented,
-        next,
-        60_000,
-        `{"p":"${next}"}`,
-        5_000,
-        roles,
-      ]);
+      scripts.run(
+        'rotate-session',
+        [keys.session(uid, sid), keys.userSessions(uid), keys.rotation(uid, sid), keys.user(uid)],
+        [sid, uid, presented, next, 60_000, `{"p":"${next}"}`, 5_000, roles],
+      );
     // signed with roles the user no longer has: nothing rotated, the stored roles answered
-    expect(await rotate('a', 'j-a', 'j-a1', '["admin"]')).to.deep.equal(['roles', '["user"]']);
-    expect(await rotate('a', 'j-a', 'j-a2')).to.deep.equal(['ok']);
-    expect(await rotate('a', 'j-a', 'j-a3')).to.deep.equal(['again', '{"p":"j-a2"}']);
-    expect(await rotate('b', 'j-b', 'j-b2')).to.deep.equal(['ok']);
-    expect(await rotate('b', 'j-zz', 'j-b3')).to.deep.equal(['reuse']);
+    expect(await rotate('a', 'j-a', 'j-a1', '["admin"]')).to.deep.equal({ kind: 'roles', rolesJson: '["user"]' });
+    expect(await rotate('a', 'j-a', 'j-a2')).to.deep.equal({ kind: 'ok' });
+    expect(await rotate('a', 'j-a', 'j-a3')).to.deep.equal({ kind: 'again', pairJson: '{"p":"j-a2"}' });
+    expect(await rotate('b', 'j-b', 'j-b2')).to.deep.equal({ kind: 'ok' });
+    expect(await rotate('b', 'j-zz', 'j-b3')).to.deep.equal({ kind: 'reuse' });
     expect(await c.exists(keys.session(uid, 'b'))).to.equal(0);
-    const listed = await scripts.strings('list-sessions', [keys.userSessions(uid), keys.session(uid, ''), uid]);
-    expect(listed.filter((_, i) => i % 5 === 0).sort()).to.deep.equal(['a', 'c']);
-    expect(await scripts.number('end-sessions', [keys.userSessions(uid), keys.session(uid, ''), uid, 'c'])).to.equal(1);
-    expect(await scripts.number('end-sessions', [keys.userSessions(uid), keys.session(uid, ''), uid, '*'])).to.equal(1);
+    const listed = await scripts.run('list-sessions', [keys.userSessions(uid)], [keys.session(uid, ''), uid]);
+    expect(listed.map((r) => r.sessionId).sort()).to.deep.equal(['a', 'c']);
+    expect(await scripts.run('end-sessions', [keys.userSessions(uid)], [keys.session(uid, ''), uid, 'c'])).to.equal(1);
+    expect(await scripts.run('end-sessions', [keys.userSessions(uid)], [keys.session(uid, ''), uid, '*'])).to.equal(1);
     expect(await c.exists(keys.session(uid, 'a'), keys.session(uid, 'c'), keys.userSessions(uid))).to.equal(0);
     await c.del(keys.user(uid));
-    expect(await rotate('a', 'j-a2', 'j-a4')).to.deep.equal(['nouser']);
+    expect(await rotate('a', 'j-a2', 'j-a4')).to.deep.equal({ kind: 'nouser' });
   });
 
   it('delivery: statuses before the gateway id wait for it; a crash after the link loses none', async function () {
@@ -262,7 +256,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
       expect(await slot(keys.outbound(job))).to.not.equal(await slot(keys.outboundByGateway(m.channel, gw)));
       if (crash) {
         // the link step alone: then the worker dies, and its retry tracks the send again
-        await scripts.step({ step: 'delivery-link', keys: [keys.outboundByGateway(m.channel, gw), keys.outboundEarly(m.channel, gw)], args: [job, 600] });
+        await scripts.run('delivery-link', [keys.outboundByGateway(m.channel, gw), keys.outboundEarly(m.channel, gw)], [job, 600]);
         expect(await c.llen(keys.outboundEarly(m.channel, gw)), 'kept until applied').to.equal(1);
       }
       await tracker.sent(job, m, gw);
@@ -297,10 +291,10 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     expect(await c.hget(keys.registration(a.h), 's')).to.equal('f');
     expect(await c.exists(keys.session(a.uid, a.sid))).to.equal(0);
     expect(failed).to.deep.equal([a.h]);
-    expect((await check('g-fail', a.h))[0]).to.equal('failed');
+    expect((await check('g-fail', a.h)).kind).to.equal('failed');
     // the registration marked, then the process dies before the session is closed: the retry closes it
     const b = await setUp();
-    await scripts.step({ step: 'fail-registration', keys: [keys.registration(b.h)], args: [b.job.message.id, 60_000] } satisfies Step);
+    await scripts.run('fail-registration', [keys.registration(b.h)], [b.job.message.id, 60_000]);
     expect(await c.exists(keys.session(b.uid, b.sid))).to.equal(1);
     expect(await endFailedLogin(services, notifier, b.job), 'nothing new to tell').to.equal(false);
     expect(await c.exists(keys.session(b.uid, b.sid))).to.equal(0);

@@ -157,8 +157,8 @@ describe('redis: Cluster groundwork (3 primaries)', function () {
     for (let i = 0; i < 6; i++) {
       const rk = keys.registration(`h${i}`);
       await c.hset(rk, 'i', `pin${i}`, 's', 'm', 'm', `msg${i}`, 'x', Date.now() + 60000);
-      expect(await scripts.number('complete-login', [rk, `msg${i}`, '{"token":"t"}', 60000])).to.equal(1);
-      expect(await scripts.number('complete-login', [rk, `msg${i}`, '{"token":"t"}', 60000])).to.equal(2);
+      expect(await scripts.run('complete-login', [rk], [`msg${i}`, '{"token":"t"}', 60000])).to.equal('completed');
+      expect(await scripts.run('complete-login', [rk], [`msg${i}`, '{"token":"t"}', 60000])).to.equal('already');
       expect(await c.hget(rk, 's')).to.equal('v');
       await c.del(rk);
     }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ACTIVE_BUCKETS, keys } from '../../src/redis/keys.js';
-import { keyLibrary } from '../../src/redis/scripts.js';
+import { scriptLibrary } from '../../src/redis/scripts.js';
 import { testRedis } from '../helpers/redis.js';
 
 /**
@@ -13,7 +13,7 @@ describe('redis: one key schema in TypeScript and in Lua', function () {
     const redis = testRedis();
     try {
       const hashes = ['AAAAAAAAAAAAAAAAAAAAAA', 'Zz09-_', '_x', '-y', 'q1w2e3', '9zzz'];
-      const lua = `${keyLibrary}
+      const lua = `${scriptLibrary('keys.lua')}
 local p, h = ARGV[1], ARGV[2]
 return { K.reg(p, h), K.emo(p, 'e1'), K.active_of(p, h), K.user(p, 'u1'), K.phone(p, '+31'), K.confirm(p, '+31'),
   K.sess(p, 'u1', 's1'), K.usess(p, 'u1'), K.rot(p, 'u1', 's1'), K.msg(p, 'm1'), K.out(p, 'j1'),

@@ -2,7 +2,7 @@ import { DelayedError, type Job } from 'bullmq';
 import type { Logger } from '../../observability/logger.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { ACTIVE_BUCKETS, type Keys } from '../../redis/keys.js';
-import type { Scripts, Step } from '../../redis/scripts.js';
+import type { Scripts } from '../../redis/scripts.js';
 import type { ExpiryJob } from '../jobs.js';
 
 /** What the sweeps use of the process's services (services.ts's bag has it). */
@@ -44,10 +44,9 @@ async function sweepDue(services: ExpiryServices, notifier: Notifier, untilMs: n
 /**
  * One sweep of one bucket, at most `limit` due registrations: which are due (active-due), their
  * registrations read (reg-peek, each on its own slot), then settled in the bucket
- * (active-settle), which returns those that expired waiting, each to one sweeper only. One
- * script on a single Redis after the first call; on a cluster the reads go out at once (they
- * are independent) and the bucket is settled after them. A sweep that dies midway changed
- * nothing: the next one does it all.
+ * (active-settle), which returns those that expired waiting, each to one sweeper only. The
+ * reads go out at once (they are independent) and the bucket is settled after them. A sweep
+ * that dies midway changed nothing: the next one does it all.
  */
 export async function sweepBucket(
   scripts: Scripts,
@@ -57,18 +56,13 @@ export async function sweepBucket(
   limit: number,
 ): Promise<{ waitMs: number; more: boolean; expired: [string, string][] }> {
   const active = keys.active(bucket);
-  const [wait = '0', full = '0', ...due] = await scripts.step({ step: 'active-due', keys: [active], args: [untilMs, limit] });
-  const out = { waitMs: Number(wait), more: full === '1', expired: [] as [string, string][] };
+  const { waitMs, more, due } = await scripts.run('active-due', [active], [untilMs, limit]);
+  const out = { waitMs, more, expired: [] as [string, string][] };
   if (due.length === 0) return out;
-  const peeks: Step[] = due.map((h) => ({ step: 'reg-peek', keys: [keys.registration(h)], args: [h] }));
-  const settle: Step = { step: 'active-settle', keys: [active], args: [] };
-  let pairs: string[];
-  if (!scripts.split) pairs = await scripts.phase('sweep', [...peeks, settle]);
-  else {
-    const read = await Promise.all(peeks.map((p) => scripts.step(p)));
-    pairs = await scripts.step({ ...settle, args: read.flatMap((r) => r.slice(1)) });
-  }
-  for (let i = 0; i + 1 < pairs.length; i += 2) out.expired.push([pairs[i]!, pairs[i + 1]!]);
+  // the registrations are on their own slots and independent: read at once
+  const read = await Promise.all(due.map((h) => scripts.run('reg-peek', [keys.registration(h)])));
+  const settled = await scripts.run('active-settle', [active], read.flatMap((r, i) => [due[i]!, r.pinId, r.state, r.expiresAt]));
+  for (const e of settled) out.expired.push([e.pinHash, e.pinId]);
   return out;
 }
 

@@ -9,7 +9,8 @@ import type { Logger } from '../../observability/logger.js';
 import type { RedisClient } from '../../redis/connection.js';
 import type { Keys } from '../../redis/keys.js';
 import type { ReplicaBarrier } from '../../redis/replicas.js';
-import type { Scripts, Step } from '../../redis/scripts.js';
+import type { Scripts } from '../../redis/scripts.js';
+import { closeSession } from '../../registrations/steps.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { Limits } from '../../security/limits.js';
 import { retryOrGiveUp } from '../inbound-retry.js';
@@ -199,24 +200,17 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
  */
 export async function endFailedLogin(services: Pick<InboundServices, 'keys' | 'scripts' | 'config' | 'log'>, notifier: Pick<Notifier, 'loginFailed'>, job: InboundJob): Promise<boolean> {
   const { keys, scripts, config, log } = services;
-  // the message's record names the claim (steps/fail-*.lua): on a cluster it, the registration
+  // the message's record names the claim (fail-lookup.lua): on a cluster it, the registration
   // and the user's session are three slots; the registration is marked first, and a retry after
-  // a crash finds it failed by this message and still closes the session
-  const [pinHash, claimSid = '', claimUser = ''] = await scripts.step({ step: 'fail-lookup', keys: [keys.message(job.message.id)], args: [job.nonce] });
-  if (pinHash === undefined) return false;
-  const close = (userId: string, sid: string): Step => ({
-    step: 'session-close',
-    keys: [keys.session(userId, sid), keys.rotation(userId, sid), keys.userSessions(userId)],
-    args: [sid],
-  });
-  const fail: Step = { step: 'fail-registration', keys: [keys.registration(pinHash)], args: [job.message.id, config.expiredMemorySeconds * 1000] };
-  const known = claimSid !== '' && claimUser !== '';
-  const [pinId, sid = '', userId = '', first] = await scripts.phase('fail', known ? [fail, close(claimUser, claimSid)] : [fail]);
-  if (pinId === undefined) return false;
-  // a record without the session (written by an older claim): the registration names it
-  if (!known && sid !== '' && userId !== '') await scripts.phase('fail', [close(userId, sid)]);
+  // a crash finds it failed by this message and still closes the session it names
+  const pinHash = await scripts.run('fail-lookup', [keys.message(job.message.id)], [job.nonce]);
+  if (pinHash === null) return false;
+  const failed = await scripts.run('fail-registration', [keys.registration(pinHash)], [job.message.id, config.expiredMemorySeconds * 1000]);
+  if (failed.kind === 'none') return false;
+  const { pinId, sessionId, userId, first } = failed;
+  if (sessionId !== '' && userId !== '') await closeSession(scripts, keys, userId, sessionId);
   // ended before (this is a retry): the session is closed now, nothing else to tell
-  if (first !== '1') return false;
+  if (!first) return false;
   notifier.loginFailed(pinHash, pinId);
   log.warn('login failed for good; the client is told to start again', { pinId });
   return true;

@@ -1,4 +1,4 @@
--- Step 1 of a login (lib/login-steps.lua, prepended, holds the steps): de-duplicate the message
+-- claim-login: step 1 of a login (lib/login-steps.lua, included, holds the steps): de-duplicate the message
 -- id, match the chat message to a registration, find or create the sender's account by the identifiers
 -- it carries (lib/identity-steps.lua), open a
 -- session; two workers handling messages for one registration make one login, and a gateway's
@@ -11,23 +11,31 @@
 -- its emoji string stays held). YES from that sender opens the session as a code would have;
 -- NO ends the registration (state 'd'). Answers from anyone else find nothing.
 --
--- Two ways to run, the same steps:
---   whole chain (one server): KEYS none; ARGV: '', stateJson, prefix: the keys are built here
---     by lib/keys.lua (keys.ts's schema in Lua, checked against it by a test). One call, atomic.
---   one step (cluster): KEYS = the step's keys; ARGV: step, stateJson. Returns the result, or
---     {'next', step, stateJson, kind, a, b, kind, a, b, ...}: the next step and its keys' values.
--- state: msgId, nonce, e (emoji hash), phone ('' when unknown), addr (who is asked), ids, aliases,
---   uname (lib/identity-steps.lua), newUid, name, surname, newSid, newRj, sessTtl (ms),
---   grace (ms), dedupTtl (s), maxSessions, mode (code | yes | no | renumber), confirm (bool)
--- Returns {outcome, pinId, pinHash, sid, refreshJti, userId, name, surname, phone, roles}
---      or {'completed', pinId, pinHash, resultJson} or {'done', sessionOpen '1' | '0'}
---      or {'ask', pinId, pinHash, expiresAt, origin} or {'denied', pinId, pinHash, origin}
---      or {'renumbered', userId, changed '1' | '0', linkedKinds} or {'busy'} (identity races)
--- a claim also returns linkedKinds (comma-separated), recycled, conflict and renumbered ('1' | '0') last
--- outcome: duplicate | no_match | unanswered (yes/no with nothing awaiting it) | claimed |
---          completed (this job's login, uncollected) | done (this job's login, already
---          collected or cancelled; '1' when the session it opened is still open, so a retry
---          after a crash between the login and its reply still answers the person) | ask | denied
+-- Two ways to run, the same steps (src/auth/login-chain.ts):
+--   whole chain (one server): the keys are built here by lib/keys.lua (keys.ts's schema in
+--     Lua, checked against it by a test). One call, atomic.
+--   one step (cluster): the step's keys are given; the reply names the next step.
+-- KEYS: none (whole chain) | the step's keys, all in one slot (one step)
+-- ARGV: '', stateJson, prefix (whole chain) | step, stateJson (one step)
+--   state: msgId, nonce, e (emoji hash), phone ('' when unknown), addr (who is asked), ids,
+--   aliases, uname (lib/identity-steps.lua), newUid, name, surname, newSid, newRj, sessTtl (ms),
+--   grace (ms), dedupTtl (s), maxSessions, mode (code | yes | no | renumber), n (the question
+--   an answer names), confirm (bool)
+-- Reply (decoded into named fields by src/redis/scripts.ts):
+--   {'claimed', pinId, pinHash, sid, refreshJti, userId, name, surname, phone, roles,
+--     linkedKinds (comma-separated), recycled, conflict, numberChanged ('1' | '0')}
+--   | {'completed', pinId, pinHash, resultJson} (this job's login, uncollected)
+--   | {'done', sessionOpen '1' | '0'} (this job's login, already collected or cancelled; '1'
+--     while the session it opened is open, so a retry after a crash between the login and its
+--     reply still answers the person)
+--   | {'ask', pinId, pinHash, expiresAt, origin, question} | {'which', (question, origin, expiresAt) × n}
+--   | {'denied', pinId, pinHash, origin} | {'renumbered', userId, changed '1' | '0', linkedKinds}
+--   | {'duplicate'} | {'no_match'} | {'unanswered'} (yes/no with nothing awaiting it)
+--   | {'busy'} (identity races) | one step: {'next', step, stateJson, (kind, a, b) × n}, the
+--     next step and the values its keys are built from
+--- @include "lib/keys.lua"
+--- @include "lib/identity-steps.lua"
+--- @include "lib/login-steps.lua"
 local step, s = ARGV[1], cjson.decode(ARGV[2])
 
 if step == '' then

@@ -1,8 +1,8 @@
--- Step 2 of a login: store the issued result for check-login (collectable once, for at least
+-- complete-login: step 2 of a login: store the issued result for check-login (collectable once, for at least
 -- the grace period even past the PIN's lifetime).
 -- Touches the registration only, so it runs on a cluster as is (the last step of the login chain).
 -- KEYS[1] = registration; ARGV: messageId, resultJson, graceMs
--- Returns 1 when this call completed the login, 2 when it was already complete, 0 when the
+-- Reply: 1 when this call completed the login, 2 when it was already complete, 0 when the
 -- registration is gone (cancelled or collected meanwhile).
 local rk = KEYS[1]
 local msgId, result, grace = ARGV[1], ARGV[2], tonumber(ARGV[3])

@@ -1,9 +1,9 @@
--- The user's open sessions, tidying the index as it reads it (members whose session expired or
+-- list-sessions: the user's open sessions, tidying the index as it reads it (members whose session expired or
 -- was closed leave it), so the index holds no more than the open sessions.
 -- On the user's slot: the sessions' keys are built from the session key prefix under the
 -- index's hash tag (keys.ts), as they are only known once the index is read.
 -- KEYS[1] the user's session index; ARGV: session key prefix (keys.session(userId, '')), userId
--- Returns {sid1, created1, lastUsed1, origin1, expiresAt1, sid2, ...}
+-- Reply: {sid1, created1, lastUsed1, origin1, expiresAt1, sid2, ...}
 local sp, uid = ARGV[1], ARGV[2]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

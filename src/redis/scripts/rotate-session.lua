@@ -1,4 +1,4 @@
--- Rotate a session's refresh token. Presenting a spent one closes the whole session
+-- rotate-session: rotate a session's refresh token. Presenting a spent one closes the whole session
 -- (reuse detection); of two concurrent presentations of the same token at most one wins.
 -- Retry leeway: for reuseMs after a rotation, the token it replaced gets the same new pair
 -- again (a client whose answer was lost retries), kept at rot:<sid>; later it is reuse.
@@ -10,7 +10,7 @@
 -- KEYS: session, the user's session index, the session's last rotation, the user
 -- ARGV: sid, userId, presentedJti ('*' = the current one, for the {id} form), newJti, ttlMs,
 --       newPairJson, reuseMs, rolesJson (as stored in the user hash)
--- Returns {ok} | {closed} | {nouser} | {reuse} | {again, pairJson} | {roles, storedRolesJson}
+-- Reply: {ok} | {closed} | {nouser} | {reuse} | {again, pairJson} | {roles, storedRolesJson}
 local sid, uid, presented, newJti = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local ttl, pair, reuse, roles = tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7]), ARGV[8]
 local sk, ik, rk, uk = KEYS[1], KEYS[2], KEYS[3], KEYS[4]

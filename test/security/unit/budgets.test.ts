@@ -7,7 +7,7 @@ import { deriveEmojiStrings, drawEmojiStrings, drawnBits, EMOJI_ALPHABET } from 
 import { PinHasher, pinBits } from '../../../src/registrations/pin.js';
 import { candidatesPerRound } from '../../../src/registrations/service.js';
 import { ipGroup } from '../../../src/security/ip-group.js';
-import { checkSteps } from '../../../src/registrations/steps.js';
+import { check as checkFlow } from '../../../src/registrations/steps.js';
 import { Limits, type BudgetSet } from '../../../src/security/limits.js';
 import { cleanPrefix, testRedis, uniquePrefix } from '../../helpers/redis.js';
 
@@ -128,8 +128,8 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
       redis.disconnect();
       await cleanPrefix(prefix);
     });
-    const checkWith = (set: BudgetSet, pinHash: string) => scripts.phase('check', checkSteps(keys, set, pinHash, 0, scripts.split));
-    const check = (group: string, pinHash: string) => checkWith(limits.forCheck(group, pinHash), pinHash).then((o) => o[0]);
+    const checkWith = (set: BudgetSet, pinHash: string) => checkFlow(scripts, keys, set, pinHash, 0);
+    const check = (group: string, pinHash: string) => checkWith(limits.forCheck(group, pinHash), pinHash).then((o) => o.kind);
 
     it('50 concurrent wrong guesses: exactly the wrong-guess budget is answered, the rest refused', async function () {
       const outs = await Promise.all(Array.from({ length: 50 }, (_, i) => check('g1', `h${i}`)));
@@ -148,39 +148,36 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
       expect(await redis.exists(keys.groupBudget('unknownpin', 'g2'))).to.equal(0);
     });
 
-    for (const split of [false, true]) {
-      it(`all or nothing within a group${split ? ' (one call per step, as on a cluster)' : ''}: a later budget's refusal gives back what the earlier ones took`, async function () {
-        // the group's check budget is counted before its wrong-guess budget is looked at
-        const own = new Scripts(redis, { split });
-        const tight = new Limits(redis, keys, { ...cfg, unknownPinPer10Minutes: 2, checkPerMinute: 100, checkPinBurst: 100, checkPinPerSecond: 100 });
-        const group = `g4-${split}`;
-        const guess = async (i: number) => (await own.phase('check', checkSteps(keys, tight.forCheck(group, `w${i}`), `w${i}`, 0, own.split)))[0];
-        expect([await guess(0), await guess(1)]).to.deep.equal(['not_found', 'not_found']);
-        const checkKey = keys.groupBudget('check', group);
-        const guessKey = keys.groupBudget('unknownpin', group);
-        const windowLeft = await redis.pttl(checkKey);
-        for (let i = 2; i < 6; i++) expect(await guess(i)).to.equal('limited');
-        expect(await redis.get(checkKey)).to.equal('2');
-        expect(await redis.get(guessKey)).to.equal('2');
-        // the given-back point left the window where it was (it did not start a new one)
-        expect(await redis.pttl(checkKey)).to.be.within(windowLeft - 5_000, windowLeft);
-        // a budget that refuses the very first request leaves no counter behind
-        const none = new Limits(redis, keys, { ...cfg, unknownPinPer10Minutes: 100, checkPerMinute: 0 });
-        const fresh = `g5-${split}`;
-        const out = await own.phase('check', checkSteps(keys, none.forCheck(fresh, 'v'), 'v', 0, own.split));
-        expect(out[0]).to.equal('limited');
-        expect(await redis.exists(keys.groupBudget('check', fresh), keys.groupBudget('unknownpin', fresh))).to.equal(0);
-      });
-    }
+    it('all or nothing within a group: a later budget\'s refusal gives back what the earlier ones took', async function () {
+      // the group's check budget is counted before its wrong-guess budget is looked at
+      const tight = new Limits(redis, keys, { ...cfg, unknownPinPer10Minutes: 2, checkPerMinute: 100, checkPinBurst: 100, checkPinPerSecond: 100 });
+      const group = 'g4';
+      const guess = async (i: number) => (await checkWith(tight.forCheck(group, `w${i}`), `w${i}`)).kind;
+      expect([await guess(0), await guess(1)]).to.deep.equal(['not_found', 'not_found']);
+      const checkKey = keys.groupBudget('check', group);
+      const guessKey = keys.groupBudget('unknownpin', group);
+      const windowLeft = await redis.pttl(checkKey);
+      for (let i = 2; i < 6; i++) expect(await guess(i)).to.equal('limited');
+      expect(await redis.get(checkKey)).to.equal('2');
+      expect(await redis.get(guessKey)).to.equal('2');
+      // the given-back point left the window where it was (it did not start a new one)
+      expect(await redis.pttl(checkKey)).to.be.within(windowLeft - 5_000, windowLeft);
+      // a budget that refuses the very first request leaves no counter behind
+      const none = new Limits(redis, keys, { ...cfg, unknownPinPer10Minutes: 100, checkPerMinute: 0 });
+      const fresh = 'g5';
+      const out = await checkWith(none.forCheck(fresh, 'v'), 'v');
+      expect(out.kind).to.equal('limited');
+      expect(await redis.exists(keys.groupBudget('check', fresh), keys.groupBudget('unknownpin', fresh))).to.equal(0);
+    });
 
     it('a refusal says which budget and how long to wait', async function () {
       const set = limits.forCheck('g3', 'x');
       const out = await checkWith(set, 'held-none');
-      expect(out[0]).to.equal('not_found');
+      expect(out.kind).to.equal('not_found');
       for (let i = 0; i < 4; i++) await check('g3', `y${i}`);
       const limited = await checkWith(limits.forCheck('g3', 'z'), 'z');
-      expect(limited[0]).to.equal('limited');
-      const { limit, error } = limits.refusal(set, Number(limited[1]), Number(limited[2]));
+      if (limited.kind !== 'limited') throw new Error(`not limited: ${limited.kind}`);
+      const { limit, error } = limits.refusal(set, limited.waitMs, limited.index);
       expect(limit).to.equal('guess');
       expect(error.retryAfter).to.be.within(599, 600);
     });

@@ -1,13 +1,13 @@
--- Step of delivery tracking on the outbound job's slot: one hash per outbound job with its
+-- delivery-apply: delivery tracking on the outbound job's slot: one hash per outbound job with its
 -- status, a timestamp per status reached and the gateway's id for it. Statuses only move
 -- forward (queued < sent < delivered < read; failed ends it like read), whatever order the
--- gateway's webhooks arrive in, so applying one twice changes nothing (a retried step).
+-- gateway's webhooks arrive in, so applying one twice changes nothing (a retried call).
 -- KEYS[1] the job's delivery record
 -- ARGV: create ('1': the worker tracks its job | '0': a gateway's status, for a known job
 --   only), status, at (ms), ttl (s), error ('' none), gatewayId ('' none), n, n field/value
 --   pairs to set (owner, kind, channel, ...), then early statuses ('status\nat\nerror', from
 --   delivery-link)
--- Returns {'>', 'updated' | 'stale' (older than the one recorded) | 'unknown'}
+-- Reply: 'updated' | 'stale' (older than the one recorded) | 'unknown'
 local k = KEYS[1]
 local create, status, at, ttl, err, gw = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
 local n = tonumber(ARGV[7])
@@ -24,7 +24,7 @@ local function apply(s, a, e)
   return 'updated'
 end
 
-if create ~= '1' and redis.call('EXISTS', k) == 0 then return { '>', 'unknown' } end
+if create ~= '1' and redis.call('EXISTS', k) == 0 then return 'unknown' end
 for i = 8, 7 + 2 * n, 2 do redis.call('HSET', k, ARGV[i], ARGV[i + 1]) end
 local result = apply(status, at, err)
 if gw ~= '' then redis.call('HSET', k, 'gatewayId', gw) end
@@ -33,4 +33,4 @@ for i = 8 + 2 * n, #ARGV do
   if s then apply(s, a, e) end
 end
 redis.call('EXPIRE', k, ttl)
-return { '>', result }
+return result

@@ -1,7 +1,0 @@
--- Step on the user's slot: close one session (its hash, its last rotation, its entry in the
--- user's index). Every token of it is refused from the next request on. Idempotent.
--- KEYS: session, rotation, the user's session index; ARGV: sid, then the carry (passed on)
--- Returns {'>', carry...}
-redis.call('DEL', KEYS[1], KEYS[2])
-redis.call('ZREM', KEYS[3], ARGV[1])
-return { '>', unpack(ARGV, 2) }
