@@ -12,7 +12,7 @@ export interface ClaimState {
   msgId: string;
   nonce: string;
   /** emoji hash of the code ('' for YES / NO) */
-  e: string;
+  emojiHash: string;
   /** canonical phone, '' when withheld (written on a new account) */
   phone: string;
   /** the sender's identifiers as [kind, value] (a number change's new phone: [kind, value, 'new']), stable kinds first */
@@ -27,14 +27,15 @@ export interface ClaimState {
   name: string;
   surname: string;
   newSid: string;
-  newRj: string;
+  /** the refresh token id of the session a claim opens */
+  newRefreshJti: string;
   sessTtl: number;
   grace: number;
   dedupTtl: number;
   maxSessions: number;
   mode: 'code' | 'yes' | 'no' | 'renumber';
   /** the question an answer names ("YES 47"), '' when it names none */
-  n: string;
+  question: string;
   confirm: boolean;
 }
 

@@ -116,19 +116,19 @@ export class LoginProcessor {
     const claim = await this.chain.claim({
       msgId: message.id,
       nonce,
-      e: intent.kind === 'code' ? emojiHash(intent.emoji) : '',
+      emojiHash: intent.kind === 'code' ? emojiHash(intent.emoji) : '',
       ...sender,
       newUid: newUserId(),
       name,
       surname,
       newSid: newShortId(),
-      newRj: newShortId(),
+      newRefreshJti: newShortId(),
       sessTtl: this.tokens.refreshTtl * 1000,
       grace: graceMs,
       dedupTtl: this.settings.messageIdSeconds ?? DEDUP_TTL_SECONDS,
       maxSessions: MAX_SESSIONS_PER_USER,
       mode: renumber ? 'renumber' : intent.kind === 'stop' || intent.kind === 'other' ? 'code' : intent.kind,
-      n: (intent.kind === 'yes' || intent.kind === 'no') && intent.question !== undefined ? intent.question : '',
+      question: (intent.kind === 'yes' || intent.kind === 'no') && intent.question !== undefined ? intent.question : '',
       confirm: this.settings.confirm,
     });
     switch (claim.kind) {

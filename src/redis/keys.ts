@@ -11,7 +11,15 @@
  */
 export interface Keys {
   prefix: string;
-  /** registration hash, by PIN hash; tag `r<pinHash>` */
+  /**
+   * registration hash, by PIN hash; tag `r<pinHash>`. Fields: pinId, emojiHash (the string's
+   * hash, '' for a decoy), expiresAt (ms), origin (device\nmasked ip), state, and as the login
+   * goes on askedOf (the sender a chat question went to), messageId (the chat message that
+   * claimed or denied it), userId, sessionId, refreshJti (the claim's), result (the LoginResult
+   * JSON) and verifiedAt (ms). state: pending → awaiting (the chat question asked) → claimed (a
+   * worker is issuing tokens) → verified (result stored) → collected (handed out, kept for a lost
+   * answer's retry); or denied (NO in the chat), failed (the login job failed for good).
+   */
   registration(pinHash: string): string;
   /**
    * a decoy answered to a keyed register-pin attempt (its pinId and expiry), so its repeat answers
@@ -53,7 +61,7 @@ export interface Keys {
   rateLimit(name: string): string;
   /** a budget of an IP group (lib/budgets.lua); every budget of one group shares tag `g<group>` */
   groupBudget(name: string, group: string): string;
-  /** a budget of one PIN: the registration's tag, so the registration's step spends it */
+  /** a budget of one PIN: the registration's tag, so the script on the registration spends it */
   pinBudget(name: string, pinHash: string): string;
   /** hash: node name → that process's metrics snapshot (JSON) */
   metricsNodes(): string;

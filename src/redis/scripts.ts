@@ -27,13 +27,17 @@ export interface Limited {
   index: number;
 }
 
+/** A registration's state (the registration hash: keys.ts). */
+export type RegistrationState = 'pending' | 'awaiting' | 'claimed' | 'verified' | 'collected' | 'denied' | 'failed';
+const STATES = ['pending', 'awaiting', 'claimed', 'verified', 'collected', 'denied', 'failed'] as const;
+
 export type RegisterOutcome = 'existing' | 'decoy' | 'again' | 'denied' | 'created' | 'contested';
 export interface RegisterAnswer {
   kind: 'answer';
   outcome: RegisterOutcome;
   pinId: string;
   msLeft: number;
-  state: string;
+  state: RegistrationState;
   expiresAt: number;
   /** the emoji string shown: 0 the client's own, n the n-th candidate */
   candidateIndex: number;
@@ -47,7 +51,7 @@ export type CheckReply =
 
 export type CancelFindReply =
   | { kind: 'not_found' | 'expired' }
-  | { kind: 'cancelled'; pinId: string; state: string; emojiHash: string; askedOf: string; sessionId: string; userId: string };
+  | { kind: 'cancelled'; pinId: string; state: RegistrationState; emojiHash: string; askedOf: string; sessionId: string; userId: string };
 
 /** What the login chain's last step said (lib/login-steps.lua, lib/identity-steps.lua). */
 export type ClaimReply =
@@ -122,7 +126,7 @@ const DEFS = {
     if (r[0] === 'create' || r[0] === 'decoy') return { kind: r[0], expiresAt: Number(r[1]) };
     const [, outcome = '', pinId = '', msLeft, state = '', expiresAt, index] = r;
     const allowed = ['existing', 'decoy', 'again', 'denied', 'created', 'contested'] as const;
-    return { kind: 'answer', outcome: one(outcome, allowed, 'register'), pinId, msLeft: Number(msLeft), state, expiresAt: Number(expiresAt), candidateIndex: Number(index) };
+    return { kind: 'answer', outcome: one(outcome, allowed, 'register'), pinId, msLeft: Number(msLeft), state: one(state, STATES, 'register'), expiresAt: Number(expiresAt), candidateIndex: Number(index) };
   }),
   'emoji-hold': def(1, (raw) => one(list(raw)[0]!, ['created', 'contested', 'taken', 'decoy'] as const, 'emoji-hold')),
   'active-add': def(1, count),
@@ -135,7 +139,7 @@ const DEFS = {
   }),
   'cancel-find': def(1, (raw): CancelFindReply => {
     const [kind = '', pinId = '', state = '', emojiHash = '', askedOf = '', sessionId = '', userId = ''] = list(raw);
-    if (kind === 'cancelled') return { kind, pinId, state, emojiHash, askedOf, sessionId, userId };
+    if (kind === 'cancelled') return { kind, pinId, state: one(state, STATES, 'cancel-find'), emojiHash, askedOf, sessionId, userId };
     return { kind: one(kind, ['not_found', 'expired'] as const, 'cancel-find') };
   }),
   release: def(1, count),

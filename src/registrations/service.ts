@@ -159,7 +159,7 @@ export class Registrations {
     // Created or still pending: its second's sweep must be queued (idempotent, so a retried
     // registration re-queues a sweep that failed to queue). A decoy does the same, so it takes
     // as long as a creation.
-    if (state === 'p' || state === 'c') await this.expiry.ensure(expiresAt);
+    if (state === 'pending' || state === 'awaiting') await this.expiry.ensure(expiresAt);
     // candidate indexes count from the first round's first for a keyed attempt, else this round's
     const candidates = attempt ? derived : drawn;
     const again = outcome === 'existing' || outcome === 'again';
@@ -168,8 +168,8 @@ export class Registrations {
       expiresIn: again ? Math.ceil(msLeft / 1000) : this.settings.pinTtlSeconds,
       emojiString: index > 0 ? candidates[index - 1]! : (emojiString ?? ''),
       created: !again,
-      verified: state === 'v',
-      awaitingConfirmation: state === 'c',
+      verified: state === 'verified',
+      awaitingConfirmation: state === 'awaiting',
       decoy: outcome === 'decoy' || outcome === 'again',
     };
   }
@@ -210,7 +210,7 @@ export class Registrations {
 
   /** The uncollected result of a verified registration, without consuming it (socket re-join). */
   async peekResult(pin: string): Promise<LoginResult | null> {
-    const raw = await this.redis.hget(this.keys.registration(await this.located(pin)), 'r');
+    const raw = await this.redis.hget(this.keys.registration(await this.located(pin)), 'result');
     return raw ? parseLoginResult(raw) : null;
   }
 

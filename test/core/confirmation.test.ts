@@ -220,8 +220,8 @@ describe('core: confirming a sign-in in the chat (LOGIN_CONFIRMATION=on)', funct
       const pinHash = questions[0]!.h;
       expect(pinHash).to.be.a('string');
       const reg = await redis.hgetall(keys(p).registration(pinHash!));
-      expect(reg.s).to.equal('c');
-      const held = [keys(p).registration(pinHash!), keys(p).emoji(reg.e!), keys(p).confirmation(a.phone)];
+      expect(reg.state).to.equal('awaiting');
+      const held = [keys(p).registration(pinHash!), keys(p).emoji(reg.emojiHash!), keys(p).confirmation(a.phone)];
       const sizes = await Promise.all(held.map((k) => redis.memory('USAGE', k)));
       // its member of the active set: the hash plus ziplist/skiplist overhead, generously
       const total = sizes.reduce<number>((sum, n) => sum + Number(n ?? 0), 0) + 2 * (pinHash!.length + 16);

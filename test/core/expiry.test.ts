@@ -99,7 +99,7 @@ describe('core: expiry', function () {
     const redis = testRedis();
     try {
       const ttl = await eventually(async () => {
-        for (const k of await keysUnder(stack.prefix, 'reg:*')) if ((await redis.hget(k, 's')) === 'v') return redis.pttl(k);
+        for (const k of await keysUnder(stack.prefix, 'reg:*')) if ((await redis.hget(k, 'state')) === 'verified') return redis.pttl(k);
         return undefined;
       });
       expect(ttl).to.be.greaterThan(55_000);

@@ -82,8 +82,8 @@ describe('core: the PIN login flow', function () {
     try {
       await eventually(async () => {
         for (const key of await keysUnder(stack.prefix, 'reg:*')) {
-          const [e, state] = await redis.hmget(key, 'e', 's');
-          if (e === emojiHash(emoji) && state === 'v') return true;
+          const [e, state] = await redis.hmget(key, 'emojiHash', 'state');
+          if (e === emojiHash(emoji) && state === 'verified') return true;
         }
         return undefined;
       });

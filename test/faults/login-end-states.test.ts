@@ -69,8 +69,8 @@ describe('faults: a failed or cancelled login ends cleanly', function () {
 
     const pinHash = services.registrations.pinKey(pin);
     const reg = await services.redis.hgetall(services.keys.registration(pinHash));
-    expect(reg.s, 'claimed, not completed').to.equal('m');
-    expect(await services.redis.exists(services.keys.session(reg.u!, reg.d!))).to.equal(1);
+    expect(reg.state, 'claimed, not completed').to.equal('claimed');
+    expect(await services.redis.exists(services.keys.session(reg.userId!, reg.sessionId!))).to.equal(1);
     const pendingCheck = await post(f.stack.url, '/check-login', { pin });
     expect(pendingCheck.body).to.include({ success: true, verified: false });
 

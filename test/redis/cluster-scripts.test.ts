@@ -78,13 +78,13 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     const e = emoji();
     const created = answer(await register('g-reg', request(h, e)));
     expect(created.outcome).to.equal('created');
-    expect(await c.hget(keys.registration(h), 's')).to.equal('p');
+    expect(await c.hget(keys.registration(h), 'state')).to.equal('pending');
     expect(await c.get(keys.emoji(e))).to.equal(h);
     expect(await c.zscore(keys.active(keys.activeBucket(h)), h)).to.equal(String(created.expiresAt));
     expect(answer(await register('g-reg', request(h, e))).outcome).to.equal('existing');
     const decoy = answer(await register('g-reg', request(h, emoji())));
     expect(decoy.outcome).to.equal('decoy');
-    expect(await c.hget(keys.registration(h), 'i'), 'a decoy stores nothing').to.equal(created.pinId);
+    expect(await c.hget(keys.registration(h), 'pinId'), 'a decoy stores nothing').to.equal(created.pinId);
     // another PIN choosing the same string: stored, the string contested
     const h2 = pinHash();
     expect(answer(await register('g-reg', request(h2, e))).outcome).to.equal('contested');
@@ -98,7 +98,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     expect(drawn.outcome).to.equal('created');
     expect(drawn.candidateIndex, 'the second candidate').to.equal(2);
     expect(await c.get(keys.emoji(free))).to.equal(h3);
-    expect(await c.hget(keys.registration(h3), 'e')).to.equal(free);
+    expect(await c.hget(keys.registration(h3), 'emojiHash')).to.equal(free);
     // every candidate taken: retry, and nothing written
     const h4 = pinHash();
     expect(await register('g-reg', request(h4, '', { mode: 'server', candidates: [taken] }))).to.deep.equal({ kind: 'retry' });
@@ -124,7 +124,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     expect(await slot(keys.attemptDecoy(h, stranger.tag))).to.equal(await slot(keys.registration(h)));
     const again = answer(await register('g-key', request(h, '', { mode: 'server', candidates: stranger.candidates, attempt: stranger, newPinId: 'decoy-id-2' })));
     expect([again.outcome, again.pinId, again.candidateIndex]).to.deep.equal(['again', 'decoy-id', 1]);
-    expect(await c.hget(keys.registration(h), 'i'), 'decoys store nothing on the registration').to.equal(made.pinId);
+    expect(await c.hget(keys.registration(h), 'pinId'), 'decoys store nothing on the registration').to.equal(made.pinId);
   });
 
   it('register: a crash after the emoji string is held leaves what the client’s retry finishes', async function () {
@@ -140,7 +140,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     expect(await c.exists(keys.registration(h))).to.equal(0);
     const retried = answer(await register('g-crash', request(h, e)));
     expect(retried.outcome, 'the string it holds is its own: created, not contested').to.equal('created');
-    expect(await c.hget(keys.registration(h), 'e')).to.equal(e);
+    expect(await c.hget(keys.registration(h), 'emojiHash')).to.equal(e);
     expect((await check('g-crash', h)).kind).to.equal('pending');
   });
 
@@ -184,7 +184,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     const e2 = emoji();
     await register('g-cancel', request(h2, e2));
     const [uid, sid] = ['u1', 's1'];
-    await c.hset(keys.registration(h2), 's', 'm', 'm', 'msg1', 'u', uid, 'd', sid);
+    await c.hset(keys.registration(h2), 'state', 'claimed', 'messageId', 'msg1', 'userId', uid, 'sessionId', sid);
     await c.hset(keys.session(uid, sid), 'u', uid, 'r', 'j1');
     await c.zadd(keys.userSessions(uid), Date.now() + 60_000, sid);
     const found = await cancelFind(scripts, keys, limits.forCancel('g-cancel'), h2);
@@ -279,7 +279,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     const setUp = async () => {
       const h = pinHash();
       const [msg, nonce, uid, sid] = [`m${randomBytes(3).toString('hex')}`, 'n1', `u${randomBytes(3).toString('hex')}`, 's1'];
-      await c.hset(keys.registration(h), 'i', 'pin1', 's', 'm', 'm', msg, 'u', uid, 'd', sid, 'x', Date.now() + 60_000);
+      await c.hset(keys.registration(h), 'pinId', 'pin1', 'state', 'claimed', 'messageId', msg, 'userId', uid, 'sessionId', sid, 'expiresAt', Date.now() + 60_000);
       await c.set(keys.message(msg), `${nonce}|${h}|${sid}|${uid}`);
       await c.hset(keys.session(uid, sid), 'u', uid);
       await c.zadd(keys.userSessions(uid), Date.now() + 60_000, sid);
@@ -288,7 +288,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     };
     const a = await setUp();
     expect(await endFailedLogin(services, notifier, a.job)).to.equal(true);
-    expect(await c.hget(keys.registration(a.h), 's')).to.equal('f');
+    expect(await c.hget(keys.registration(a.h), 'state')).to.equal('failed');
     expect(await c.exists(keys.session(a.uid, a.sid))).to.equal(0);
     expect(failed).to.deep.equal([a.h]);
     expect((await check('g-fail', a.h)).kind).to.equal('failed');
@@ -298,10 +298,10 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     expect(await c.exists(keys.session(b.uid, b.sid))).to.equal(1);
     expect(await endFailedLogin(services, notifier, b.job), 'nothing new to tell').to.equal(false);
     expect(await c.exists(keys.session(b.uid, b.sid))).to.equal(0);
-    expect(await c.hget(keys.registration(b.h), 's')).to.equal('f');
+    expect(await c.hget(keys.registration(b.h), 'state')).to.equal('failed');
     // another delivery's job (another nonce) ends nothing
     const other = await setUp();
     expect(await endFailedLogin(services, notifier, { ...other.job, nonce: 'n2' })).to.equal(false);
-    expect(await c.hget(keys.registration(other.h), 's')).to.equal('m');
+    expect(await c.hget(keys.registration(other.h), 'state')).to.equal('claimed');
   });
 });

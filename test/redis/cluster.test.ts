@@ -156,10 +156,10 @@ describe('redis: Cluster groundwork (3 primaries)', function () {
     // the login's last step, on registrations spread over the shards: completes once, then says so
     for (let i = 0; i < 6; i++) {
       const rk = keys.registration(`h${i}`);
-      await c.hset(rk, 'i', `pin${i}`, 's', 'm', 'm', `msg${i}`, 'x', Date.now() + 60000);
+      await c.hset(rk, 'pinId', `pin${i}`, 'state', 'claimed', 'messageId', `msg${i}`, 'expiresAt', Date.now() + 60000);
       expect(await scripts.run('complete-login', [rk], [`msg${i}`, '{"token":"t"}', 60000])).to.equal('completed');
       expect(await scripts.run('complete-login', [rk], [`msg${i}`, '{"token":"t"}', 60000])).to.equal('already');
-      expect(await c.hget(rk, 's')).to.equal('v');
+      expect(await c.hget(rk, 'state')).to.equal('verified');
       await c.del(rk);
     }
   });

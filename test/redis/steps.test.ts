@@ -60,7 +60,7 @@ describe('redis: static scripts and the sequences of register, check, cancel', f
     expect(await redis.get(keys.groupBudget('check', 'g'))).to.equal('4');
     const found = await cancelFind(scripts, keys, limits.forCancel('g2'), h);
     if (found.kind !== 'cancelled') throw new Error(`not found: ${found.kind}`);
-    expect(found).to.deep.include({ pinId: 'id1', state: 'p', emojiHash: e, askedOf: '', sessionId: '', userId: '' });
+    expect(found).to.deep.include({ pinId: 'id1', state: 'pending', emojiHash: e, askedOf: '', sessionId: '', userId: '' });
     expect(await cancelCleanup(scripts, keys, h, found)).to.equal('cancelled');
     expect(await redis.exists(keys.registration(h), keys.emoji(e))).to.equal(0);
     expect(await redis.zscore(keys.active(keys.activeBucket(h)), h)).to.equal(null);

@@ -10,8 +10,8 @@ local now = now_ms()
 local out = {}
 for i = 1, #ARGV - 3, 4 do
   local h, id, s, x = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
-  -- 'c' (waiting for the person's answer in the chat) expires like 'p'
-  local waiting = s == 'p' or s == 'c'
+  -- awaiting the person's answer in the chat expires like pending
+  local waiting = s == 'pending' or s == 'awaiting'
   local score = tonumber(redis.call('ZSCORE', KEYS[1], h))
   if score and score > now then
     -- registered again since it was read (reg-peek is a call of its own): its

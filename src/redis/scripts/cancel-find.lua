@@ -6,13 +6,14 @@
 -- KEYS[1] registration; ARGV: none
 -- Reply: {outcome, pinId, state, emojiHash, askedOf, sessionId, userId} ('' for none);
 --   outcome: not_found | expired | cancelled; sessionId and userId: the session of a login made
---   for it and not collected ('m', 'v'), which is closed with it (nobody can collect its tokens
+--   for it and not collected (claimed, verified), which is closed with it (nobody can collect its tokens
 --   any more); askedOf: the sender a chat question about it was asked of
 --- @include "lib/now.lua"
-local cur = redis.call('HMGET', KEYS[1], 'i', 'e', 'x', 's', 'ph', 'd', 'u')
--- 'k': collected (kept only for a lost answer's retry): its session is the client's now
-if not cur[1] or cur[4] == 'k' then return { 'not_found', '', '', '', '', '', '' } end
-if (cur[4] == 'p' or cur[4] == 'c') and now_ms() >= tonumber(cur[3]) then return { 'expired', cur[1], '', '', '', '', '' } end
--- the claim stores the session id ('d') and its user ('u') together
-local open = (cur[4] == 'm' or cur[4] == 'v') and cur[6] and cur[7]
-return { 'cancelled', cur[1], cur[4], cur[2] or '', cur[5] or '', open and cur[6] or '', open and cur[7] or '' }
+local pinId, emojiHash, expiresAt, state, askedOf, sessionId, userId =
+  unpack(redis.call('HMGET', KEYS[1], 'pinId', 'emojiHash', 'expiresAt', 'state', 'askedOf', 'sessionId', 'userId'))
+-- collected (kept only for a lost answer's retry): its session is the client's now
+if not pinId or state == 'collected' then return { 'not_found', '', '', '', '', '', '' } end
+if (state == 'pending' or state == 'awaiting') and now_ms() >= tonumber(expiresAt) then return { 'expired', pinId, '', '', '', '', '' } end
+-- the claim stores the session id and its user together
+local open = (state == 'claimed' or state == 'verified') and sessionId and userId
+return { 'cancelled', pinId, state, emojiHash or '', askedOf or '', open and sessionId or '', open and userId or '' }

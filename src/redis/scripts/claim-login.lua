@@ -7,9 +7,9 @@
 -- reply): never "no match".
 --
 -- With confirmation on, a matching code does not log in: the registration waits for the
--- person's answer (state 'c', the sender in `ph`, `confirm:<sender>` points at it until its expiry,
+-- person's answer (state awaiting, the sender in askedOf, `confirm:<sender>` points at it until its expiry,
 -- its emoji string stays held). YES from that sender opens the session as a code would have;
--- NO ends the registration (state 'd'). Answers from anyone else find nothing.
+-- NO ends the registration (state denied). Answers from anyone else find nothing.
 --
 -- Two ways to run, the same steps (src/auth/login-chain.ts):
 --   whole chain (one server): the keys are built here by lib/keys.lua (keys.ts's schema in
@@ -17,10 +17,10 @@
 --   one step (cluster): the step's keys are given; the reply names the next step.
 -- KEYS: none (whole chain) | the step's keys, all in one slot (one step)
 -- ARGV: '', stateJson, prefix (whole chain) | step, stateJson (one step)
---   state: msgId, nonce, e (emoji hash), phone ('' when unknown), addr (who is asked), ids,
---   aliases, uname (lib/identity-steps.lua), newUid, name, surname, newSid, newRj, sessTtl (ms),
---   grace (ms), dedupTtl (s), maxSessions, mode (code | yes | no | renumber), n (the question
---   an answer names), confirm (bool)
+--   state (src/auth/login-chain.ts, ClaimState): msgId, nonce, emojiHash, phone ('' when
+--   unknown), addr (who is asked), ids, aliases, uname (lib/identity-steps.lua), newUid, name,
+--   surname, newSid, newRefreshJti, sessTtl (ms), grace (ms), dedupTtl (s), maxSessions, mode
+--   (code | yes | no | renumber), question (the one an answer names, '' none), confirm (bool)
 -- Reply (decoded into named fields by src/redis/scripts.ts):
 --   {'claimed', pinId, pinHash, sid, refreshJti, userId, name, surname, phone, roles,
 --     linkedKinds (comma-separated), recycled, conflict, numberChanged ('1' | '0')}

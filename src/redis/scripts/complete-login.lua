@@ -8,10 +8,10 @@ local rk = KEYS[1]
 local msgId, result, grace = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local cur = redis.call('HMGET', rk, 's', 'm', 'x')
-if cur[2] ~= msgId then return 0 end
-if cur[1] == 'v' then return 2 end
-if cur[1] ~= 'm' then return 0 end
-redis.call('HSET', rk, 's', 'v', 'r', result, 'v', now)
-redis.call('PEXPIREAT', rk, math.max(tonumber(cur[3]), now + grace))
+local state, claimedBy, expiresAt = unpack(redis.call('HMGET', rk, 'state', 'messageId', 'expiresAt'))
+if claimedBy ~= msgId then return 0 end
+if state == 'verified' then return 2 end
+if state ~= 'claimed' then return 0 end
+redis.call('HSET', rk, 'state', 'verified', 'result', result, 'verifiedAt', now)
+redis.call('PEXPIREAT', rk, math.max(tonumber(expiresAt), now + grace))
 return 1

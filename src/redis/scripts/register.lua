@@ -34,7 +34,7 @@ local phase, e, mode, newId = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local ttl, mem, origin, retry = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7], ARGV[8]
 
 -- 'read' decided on a decoy: nothing is written, whatever happened since
-if phase == 'write' and ARGV[10] == 'decoy' then return { 'answer', 'decoy', newId, ttl, 'p', tonumber(ARGV[9]), tonumber(ARGV[11]) } end
+if phase == 'write' and ARGV[10] == 'decoy' then return { 'answer', 'decoy', newId, ttl, 'pending', tonumber(ARGV[9]), tonumber(ARGV[11]) } end
 
 local now = now_ms()
 -- a client's own string in server mode serves only to re-join; a decoy shows a drawn one
@@ -59,27 +59,27 @@ local function decoy()
     if seen then
       local dx, did = string.match(seen, '^(%d+)|(.+)$')
       dx = tonumber(dx)
-      if dx > now then return { 'answer', 'again', did, dx - now, 'p', dx, ownIndex } end
+      if dx > now then return { 'answer', 'again', did, dx - now, 'pending', dx, ownIndex } end
     end
     redis.call('SET', dk, (now + ttl) .. '|' .. newId, 'PXAT', now + ttl)
   end
   if phase == 'read' then return { 'decoy', now + ttl } end
-  return { 'answer', 'decoy', newId, ttl, 'p', now + ttl, ownIndex }
+  return { 'answer', 'decoy', newId, ttl, 'pending', now + ttl, ownIndex }
 end
 
-local cur = redis.call('HMGET', rk, 'i', 'e', 'x', 's')
-if cur[1] then
-  local x = tonumber(cur[3])
-  local mine = retried(cur[2])
-  local holder = (e ~= '' and cur[2] == e) or mine > 0
+local pinId, heldHash, expiresAt, state = unpack(redis.call('HMGET', rk, 'pinId', 'emojiHash', 'expiresAt', 'state'))
+if pinId then
+  local x = tonumber(expiresAt)
+  local mine = retried(heldHash)
+  local holder = (e ~= '' and heldHash == e) or mine > 0
   -- answered NO in the chat: this PIN's registration has ended, it is not started again (said
   -- only to the holder; anyone else gets a decoy)
-  if cur[4] == 'd' and holder then return { 'answer', 'denied', cur[1], 0, 'd', x, 0 } end
-  -- over: collected ('k', kept only for a retry), failed ('f'), or past its lifetime while
-  -- pending or waiting for the person's YES ('c'): replaced below
-  local over = cur[4] == 'k' or cur[4] == 'f' or ((cur[4] == 'p' or cur[4] == 'c') and now >= x)
+  if state == 'denied' and holder then return { 'answer', 'denied', pinId, 0, state, x, 0 } end
+  -- over: collected (kept only for a retry), failed, or past its lifetime while pending or
+  -- awaiting the person's YES: replaced below
+  local over = state == 'collected' or state == 'failed' or ((state == 'pending' or state == 'awaiting') and now >= x)
   if not over then
-    if holder then return { 'answer', 'existing', cur[1], x - now, cur[4], x, mine } end
+    if holder then return { 'answer', 'existing', pinId, x - now, state, x, mine } end
     if mode == 'server' and e ~= '' then return { 'refused' } end
     return decoy()
   end
@@ -90,6 +90,6 @@ if phase == 'read' then return { 'create', now + ttl } end
 -- write: the registration 'read' decided on, with the emoji string emoji-hold held
 local x, outcome, chosen, held = tonumber(ARGV[9]), ARGV[10], tonumber(ARGV[11]), ARGV[12]
 redis.call('DEL', rk)
-redis.call('HSET', rk, 'i', newId, 'e', held, 'x', x, 's', 'p', 'o', origin)
+redis.call('HSET', rk, 'pinId', newId, 'emojiHash', held, 'expiresAt', x, 'state', 'pending', 'origin', origin)
 redis.call('PEXPIREAT', rk, x + mem)
-return { 'answer', outcome, newId, ttl, 'p', x, chosen }
+return { 'answer', outcome, newId, ttl, 'pending', x, chosen }

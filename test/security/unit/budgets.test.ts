@@ -139,7 +139,7 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
 
     it('all or nothing: a request refused by one budget spends none of the others', async function () {
       // the PIN's budget (3) runs out first; the group's check budget (8) keeps the rest
-      await redis.hset(keys.registration('held'), 'i', 'id', 'x', Date.now() + 60_000, 's', 'p');
+      await redis.hset(keys.registration('held'), 'pinId', 'id', 'expiresAt', Date.now() + 60_000, 'state', 'pending');
       const outs = [];
       for (let i = 0; i < 6; i++) outs.push(await check('g2', 'held'));
       expect(outs).to.deep.equal(['pending', 'pending', 'pending', 'limited', 'limited', 'limited']);

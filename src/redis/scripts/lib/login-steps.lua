@@ -1,17 +1,17 @@
 -- The login as one-slot steps (docs/scaling.md, "A login as one-slot steps"): the one source of
--- the chain, prepended by src/redis/scripts.ts to claim-login.lua, which runs it in one call on a
--- single server and one step per call on a cluster.
+-- the chain, included by claim-login.lua, which runs it in one call on a single server and one
+-- step per call on a cluster.
 --
 -- Each step names the keys it needs (kind and the values that build it: claim-login.lua turns
 -- them into keys) and touches only those, all in one slot. It reads and updates the chain's
 -- state `s` and returns the name of the next step, or nil and the chain's result. Every step is
 -- idempotent on the message id and the job's nonce, so a job retried after a crash between two
 -- steps (on a cluster) runs the chain again from the start and finishes it instead of doubling
--- it; on a single server the whole chain is one script, atomic as before.
+-- it; on a single server the whole chain is one script, atomic.
 --
--- The registration hash: i pinId, x expiry ms, s state (p pending, c awaiting the chat's YES,
--- m claimed by message m, v verified with result r, k collected, d denied, f failed), e emoji
--- hash, u/d/j the claim's user, session and refresh jti, o origin, ph the sender asked (its
+-- The registration hash (its fields: src/redis/keys.ts, `registration`): a claim moves its
+-- state from pending (or awaiting, after the chat question) to claimed by `messageId`, with the
+-- claim's userId, sessionId and refreshJti; a NO to denied; askedOf is the sender asked (its
 -- phone, else its first identifier: s.addr).
 -- The message key: the job's nonce, then once it claimed (or denied) a registration
 -- `nonce|pinHash[|sid|uid]`, which tells a retry the claim is its own.
@@ -81,7 +81,7 @@ LOGIN_STEPS.msg = {
 
 -- the registration a code names (emoji index), or the one this sender was asked about (YES / NO)
 LOGIN_STEPS.lookup = {
-  keys = function(s) return { s.mode == 'code' and { 'emo', s.e } or { 'confirm', s.addr } } end,
+  keys = function(s) return { s.mode == 'code' and { 'emo', s.emojiHash } or { 'confirm', s.addr } } end,
   run = function(s, k)
     local h
     if s.mode == 'code' then
@@ -89,9 +89,9 @@ LOGIN_STEPS.lookup = {
     else
       -- the sender's open questions: "YES 47" names one; a bare YES only when one is open
       local open = login_questions(k[1])
-      if s.n ~= '' then
+      if s.question ~= '' then
         for _, q in ipairs(open) do
-          if q.n == s.n then h = q.h end
+          if q.n == s.question then h = q.h end
         end
       elseif #open == 1 then
         h = open[1].h
@@ -119,45 +119,47 @@ LOGIN_STEPS.reg = {
   keys = function(s) return { { 'reg', s.h } } end,
   run = function(s, k)
     local rk, now = k[1], login_now()
-    local cur = redis.call('HMGET', rk, 'i', 'x', 's', 'm', 'u', 'd', 'j', 'e', 'r', 'o', 'ph')
+    local pinId, expiresAt, state, claimedBy, userId, sessionId, refreshJti, emojiHash, result, origin, askedOf =
+      unpack(redis.call('HMGET', rk, 'pinId', 'expiresAt', 'state', 'messageId', 'userId', 'sessionId', 'refreshJti',
+        'emojiHash', 'result', 'origin', 'askedOf'))
     local function done()
       if s.ourSid then return 'done' end
       return nil, { 'done', '0' }
     end
-    if not cur[1] then
+    if not pinId then
       if s.ours then return done() end
       return nil, login_nomatch(s)
     end
-    s.pinId, s.x, s.origin, s.regE, s.regPh = cur[1], cur[2], cur[10] or '', cur[8], cur[11] or false
-    local fresh = not s.ours and now < tonumber(cur[2])
-    local askedHere = cur[3] == 'c' and cur[11] == s.addr
+    s.pinId, s.x, s.origin, s.regE, s.regPh = pinId, expiresAt, origin or '', emojiHash, askedOf or false
+    local fresh = not s.ours and now < tonumber(expiresAt)
+    local askedHere = state == 'awaiting' and askedOf == s.addr
     local open = false
-    if fresh and s.mode == 'code' and cur[8] == s.e and (cur[3] == 'p' or askedHere) then
+    if fresh and s.mode == 'code' and emojiHash == s.emojiHash and (state == 'pending' or askedHere) then
       if s.confirm then
         -- asked (again, when the code comes once more): YES or NO from this phone decides
-        redis.call('HSET', rk, 's', 'c', 'ph', s.addr)
+        redis.call('HSET', rk, 'state', 'awaiting', 'askedOf', s.addr)
         return 'ask'
       end
       open = true
     elseif fresh and s.mode == 'yes' and askedHere then
       open = true
-    elseif (fresh and s.mode == 'no' and askedHere) or (cur[3] == 'd' and cur[4] == s.msgId) then
-      redis.call('HSET', rk, 's', 'd', 'm', s.msgId)
-      s.mark, s.result = s.nonce .. '|' .. s.h, { 'denied', cur[1], s.h, s.origin }
+    elseif (fresh and s.mode == 'no' and askedHere) or (state == 'denied' and claimedBy == s.msgId) then
+      redis.call('HSET', rk, 'state', 'denied', 'messageId', s.msgId)
+      s.mark, s.result = s.nonce .. '|' .. s.h, { 'denied', pinId, s.h, s.origin }
       return 'mark'
     end
     if open then
-      s.sid, s.rj = s.newSid, s.newRj
-      redis.call('HSET', rk, 's', 'm', 'm', s.msgId, 'u', s.uid, 'd', s.sid, 'j', s.rj)
+      s.sid, s.rj = s.newSid, s.newRefreshJti
+      redis.call('HSET', rk, 'state', 'claimed', 'messageId', s.msgId, 'userId', s.uid, 'sessionId', s.sid, 'refreshJti', s.rj)
       -- kept past the PIN's lifetime for the grace period, so the login can be collected
-      local keep = math.max(tonumber(cur[2]) - now, s.grace)
+      local keep = math.max(tonumber(expiresAt) - now, s.grace)
       if redis.call('PTTL', rk) < keep then redis.call('PEXPIRE', rk, keep) end
-    elseif cur[3] == 'm' and cur[4] == s.msgId then
+    elseif state == 'claimed' and claimedBy == s.msgId then
       -- this job's claim (a retry): finish it with the ids it stored
-      s.uid, s.sid, s.rj = cur[5], cur[6], cur[7]
-    elseif cur[3] == 'v' and cur[4] == s.msgId then
+      s.uid, s.sid, s.rj = userId, sessionId, refreshJti
+    elseif state == 'verified' and claimedBy == s.msgId then
       -- this job's login, stored and not collected: announced again
-      return nil, { 'completed', cur[1], s.h, cur[9] }
+      return nil, { 'completed', pinId, s.h, result }
     elseif s.ours then
       return done()
     else
