@@ -17,8 +17,6 @@ export interface ClaimState {
   phone: string;
   /** the sender's identifiers as [kind, value] (a number change's new phone: [kind, value, 'new']), stable kinds first */
   ids: string[][];
-  /** old spellings of the phone an account may still be keyed by (identity/phone.ts) */
-  aliases: string[];
   /** who a confirmation question is asked of (the phone, else the first identifier) */
   addr: string;
   /** WhatsApp username, '' when none */

@@ -1,4 +1,4 @@
-import { canonicalPhone, phoneAliases } from './phone.js';
+import { canonicalPhone } from './phone.js';
 
 /**
  * An account is a person with linked identifiers (docs/identity.md). Each identifier the
@@ -31,24 +31,23 @@ export function identitiesOf(m: SenderFacts): Identity[] {
   const out: Identity[] = [];
   if (m.userId !== undefined) out.push({ kind: 'bsuid', value: m.userId });
   if (m.lid !== undefined) out.push({ kind: 'lid', value: m.lid });
-  // canonical again: a job queued before numbers were canonical carries the gateway's spelling
+  // looked up by its canonical form, whichever gateway adapter gave it
   const phone = m.phone !== null ? canonicalPhone(m.phone) : null;
   if (phone !== null) out.push({ kind: 'phone', value: phone });
   return out;
 }
 
 /**
- * The identity steps' state (lib/identity-steps.lua): identifiers as [kind, value], the old
- * spellings of the phone to migrate, who a confirmation question is asked of (the phone, else
+ * The identity steps' state (lib/identity-steps.lua): identifiers as [kind, value], who a
+ * confirmation question is asked of (the phone, else
  * the first identifier: a confirmation is answered from the chat it was asked in).
  */
-export function identityState(m: SenderFacts & { username?: string }): { ids: string[][]; aliases: string[]; addr: string; phone: string; uname: string } {
+export function identityState(m: SenderFacts & { username?: string }): { ids: string[][]; addr: string; phone: string; uname: string } {
   const ids = identitiesOf(m);
   const first = ids[0];
   const phone = ids.find((i) => i.kind === 'phone')?.value ?? null;
   return {
     ids: ids.map((i) => [i.kind, i.value]),
-    aliases: phone !== null ? phoneAliases(phone) : [],
     addr: phone ?? (first ? `${first.kind}:${first.value}` : ''),
     phone: phone ?? '',
     uname: m.username ?? '',

@@ -33,16 +33,3 @@ export function canonicalPhone(raw: string): string | null {
   if (ar && isMobile(`+549${ar[1]}`)) return `+549${ar[1]}`;
   return `+${digits}`;
 }
-
-/**
- * The other spellings of a canonical number that accounts may have been keyed by before
- * numbers were made canonical (`+521…` for `+52…`, `+54…` for `+549…`): read once, moved to
- * the canonical key (identity steps, "migration on read").
- */
-export function phoneAliases(canonical: string): string[] {
-  const mx = /^\+52(\d{10})$/.exec(canonical);
-  if (mx) return [`+521${mx[1]}`];
-  const ar = /^\+549(\d{10})$/.exec(canonical);
-  if (ar) return [`+54${ar[1]}`];
-  return [];
-}

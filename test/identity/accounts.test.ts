@@ -208,22 +208,7 @@ function scenarios(world: () => World): void {
     expect(without9.user.id).to.equal(with9.user.id);
   });
 
-  it('an account keyed by phone before the upgrade (an old spelling included) keeps its id and its sessions', async function () {
-    const k = keys(w().stack.prefix);
-    const mx = mexicanMobile();
-    const made = await loginWith('cloud/text.json', { PHONE: `52${mx}` });
-    // as the service before identifiers left it: the raw `+521…` as the key and on the record
-    const uid = made.user.id;
-    await w().redis.del(k.userByPhone(`+52${mx}`));
-    await w().redis.set(k.userByPhone(`+521${mx}`), uid);
-    await w().redis.hset(k.user(uid), 'phone', `+521${mx}`);
-    const after = await loginWith('evolution/v2.3-messages-upsert-conversation.json', { PHONE: `521${mx}` });
-    expect(after.user).to.include({ id: uid, phone: `+52${mx}` });
-    // the session opened before the upgrade still works
-    expect(await profile(made.token)).to.include({ id: uid, phone: `+52${mx}` });
-    expect(await w().redis.get(k.userByPhone(`+52${mx}`))).to.equal(uid);
-    expect(await w().redis.get(k.userByPhone(`+521${mx}`))).to.equal(null);
-    // an ordinary phone-keyed account: the same key as before, the same id
+  it('an account known by its phone keeps its id and its sessions when a LID joins it', async function () {
     const phone = randomPhone();
     const plain = await loginWith('evolution/v2.3-messages-upsert-conversation.json', { PHONE: digits(phone) });
     const withLid = await loginWith('evolution/v2.3-messages-upsert-lid-remoteJidAlt.json', { LID: newLid(), PHONE: digits(phone) });

@@ -1,12 +1,11 @@
 import { expect } from 'chai';
-import { canonicalPhone, phoneAliases } from '../../src/identity/phone.js';
+import { canonicalPhone } from '../../src/identity/phone.js';
 
 describe('identity: canonical phone numbers', function () {
   it('Mexico: 521 + 10 digits and 52 + the same digits are one number, +52…', function () {
     expect(canonicalPhone('5215512345678')).to.equal('+525512345678');
     expect(canonicalPhone('525512345678')).to.equal('+525512345678');
     expect(canonicalPhone('+52 55 1234 5678')).to.equal('+525512345678');
-    expect(phoneAliases('+525512345678')).to.deep.equal(['+5215512345678']);
   });
 
   it('Argentina: 54 + 10 digits whose 549 form is a valid mobile is that mobile, +549…', function () {
@@ -14,7 +13,6 @@ describe('identity: canonical phone numbers', function () {
       expect(canonicalPhone(`549${local}`), local).to.equal(`+549${local}`);
       expect(canonicalPhone(`54${local}`), local).to.equal(`+549${local}`);
     }
-    expect(phoneAliases('+5491150123456')).to.deep.equal(['+541150123456']);
   });
 
   it('a number libphonenumber does not know (Buenos Aires 11 9xxx xxxx, +1 555) is kept as written', function () {

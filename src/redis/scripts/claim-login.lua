@@ -18,7 +18,7 @@
 -- KEYS: none (whole chain) | the step's keys, all in one slot (one step)
 -- ARGV: '', stateJson, prefix (whole chain) | step, stateJson (one step)
 --   state (src/auth/login-chain.ts, ClaimState): msgId, nonce, emojiHash, phone ('' when
---   unknown), addr (who is asked), ids, aliases, uname (lib/identity-steps.lua), newUid, name,
+--   unknown), addr (who is asked), ids, uname (lib/identity-steps.lua), newUid, name,
 --   surname, newSid, newRefreshJti, sessTtl (ms), grace (ms), dedupTtl (s), maxSessions, mode
 --   (code | yes | no | renumber), question (the one an answer names, '' none), confirm (bool)
 -- Reply (decoded into named fields by src/redis/scripts.ts):

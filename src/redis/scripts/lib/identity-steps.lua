@@ -1,5 +1,5 @@
 -- The account of a chat message's sender, found by the identifiers it carries (docs/identity.md):
--- steps of the login chain, prepended by src/redis/scripts.ts before lib/login-steps.lua, which
+-- steps of the login chain, included by claim-login.lua before lib/login-steps.lua, which
 -- adds ID_STEPS to its steps and enters them by identity_start.
 --
 -- s.ids lists the message's identifiers as {kind, value}, stable ones first (a Cloud BSUID, a
@@ -33,7 +33,7 @@ local function id_phone_index(s)
 end
 
 local function id_reset(s)
-  s.ii, s.found, s.ai, s.aliasUid, s.aliasKey = 1, {}, 1, false, false
+  s.ii, s.found = 1, {}
   s.links, s.li, s.moveFrom, s.created, s.recycled, s.conflict = {}, 1, false, false, false, false
   s.fields, s.unlink, s.linked, s.check = {}, false, {}, false
 end
@@ -61,7 +61,7 @@ local function identity_decide(s)
   for i, id in ipairs(s.ids) do
     if id_is_stable(id) and s.found[i] ~= '' and not su then su = s.found[i] end
   end
-  local pu = pi and (s.found[pi] ~= '' and s.found[pi] or s.aliasUid) or false
+  local pu = pi and s.found[pi] ~= '' and s.found[pi] or false
   local stable = false
   for _, id in ipairs(s.ids) do if id_is_stable(id) then stable = true end end
   if su then
@@ -99,12 +99,9 @@ identity_plan = function(s)
       s.links[#s.links + 1] = { id[1], id[2], f, s.uid }
       s.linked[#s.linked + 1] = id[1]
       if id_is_stable(id) then s.fields[#s.fields + 1] = { 'id:' .. id[1], id[2] } end
-      local from = f ~= '' and f or (i == pi and s.aliasUid) or false
-      if id[1] == 'phone' and from and from ~= s.uid then s.moveFrom = from end
+      if id[1] == 'phone' and f ~= '' and f ~= s.uid then s.moveFrom = f end
     end
   end
-  -- the old spelling of the number (keys made before numbers were canonical) goes
-  if s.aliasKey then s.links[#s.links + 1] = { 'phone', s.aliasKey, s.aliasUid, '' } end
   s.li = 1
   if #s.links > 0 then return 'idset' end
   -- nothing changed: the record already shows it (a login's `user` step writes the username)
@@ -118,23 +115,6 @@ ID_STEPS.idget = {
     s.found[s.ii] = redis.call('GET', k[1]) or ''
     s.ii = s.ii + 1
     if s.ii <= #s.ids then return 'idget' end
-    local pi = id_phone_index(s)
-    if pi and s.found[pi] == '' and s.aliases and #s.aliases > 0 then return 'idalias' end
-    return identity_decide(s)
-  end,
-}
-
--- an unknown phone may be an account keyed by an older spelling of the number
-ID_STEPS.idalias = {
-  keys = function(s) return { { 'ident', 'phone', s.aliases[s.ai] } } end,
-  run = function(s, k)
-    local uid = redis.call('GET', k[1])
-    if uid then
-      s.aliasUid, s.aliasKey = uid, s.aliases[s.ai]
-      return identity_decide(s)
-    end
-    s.ai = s.ai + 1
-    if s.ai <= #s.aliases then return 'idalias' end
     return identity_decide(s)
   end,
 }

@@ -32,8 +32,6 @@ end
 
 -- a sender's open chat questions (confirm key: a hash of number → {h, x, o}), past ones dropped
 local function login_questions(key)
-  -- a question asked by a version before numbered questions (one PIN hash) lapses
-  if redis.call('TYPE', key).ok == 'string' then redis.call('DEL', key) end
   local now, open, all = login_now(), {}, redis.call('HGETALL', key)
   for i = 1, #all, 2 do
     local q = cjson.decode(all[i + 1])
