@@ -68,7 +68,7 @@ export interface RegistrationSettings {
 export const candidatesPerRound = (length: number): number => (drawnBits(length) >= 40 ? 1 : 4);
 /** Rounds of candidates before giving up (all taken at once: practically never). */
 const DRAW_ROUNDS = 3;
-/** Cancels run again when a login claimed the registration between their two phases; it can't keep happening. */
+/** Cancels run again when a login claimed the registration between their two parts; it can't keep happening. */
 const CANCEL_ROUNDS = 3;
 
 /**

@@ -1,6 +1,7 @@
--- The key schema of src/redis/keys.ts for the scripts that still build their keys from the
--- prefix (not yet taking them as KEYS; docs/scaling.md). Prepended by src/redis/scripts.ts;
--- test/redis/key-schema.test.ts checks it builds the same keys as keys.ts.
+-- The key schema of src/redis/keys.ts for the one script that builds its keys from the prefix:
+-- claim-login when it runs the whole login chain in one call on one server (docs/scaling.md).
+-- Included by claim-login.lua; test/redis/key-schema.test.ts checks it builds the same keys as
+-- keys.ts.
 local B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
 local K = {}
 function K.reg(p, h) return p .. ':reg:{r' .. h .. '}' end
