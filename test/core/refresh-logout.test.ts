@@ -29,7 +29,9 @@ describe('core: tokens, refresh and logout', function () {
   /** A token as the service would sign it, with changes (expired, other type, other key). */
   const forge = (base: string, changes: Record<string, unknown>, key = TEST_JWT_SECRET, alg: jwt.Algorithm = 'HS256'): string => {
     const claims = { ...(jwt.decode(base) as Record<string, unknown>), ...changes };
-    return jwt.sign(claims, key, { algorithm: alg });
+    // the service's own key id: a token without one is refused before its signature is checked
+    const kid = (jwt.decode(base, { complete: true })?.header.kid as string | undefined) ?? '';
+    return jwt.sign(claims, key, { algorithm: alg, keyid: kid });
   };
   const now = (): number => Math.floor(Date.now() / 1000);
 
