@@ -1,4 +1,5 @@
-import { isIP } from 'node:net';
+import { isIP, isIPv4 } from 'node:net';
+import { ipGroup } from '../security/ip-group.js';
 import { remembered } from '../remembered.js';
 
 /**
@@ -8,13 +9,18 @@ import { remembered } from '../remembered.js';
  * registration, then of the session), never the raw User-Agent or the full address.
  */
 export interface Origin {
-  /** browser or app and platform, e.g. "Firefox on Android"; "unknown device" when unparseable */
+  /**
+   * browser or app and platform, e.g. "Firefox on Android"; "unnamed app" without a User-Agent
+   * (every browser sends one; Node's http and ws modules, so a socket client from Node, send
+   * none); "unknown device" for one we can't read
+   */
   device: string;
   /** the address with its host part masked: IPv4 /24, IPv6 /48 */
   ip: string;
 }
 
 const UNKNOWN_DEVICE = 'unknown device';
+const UNNAMED_APP = 'unnamed app';
 const MAX_DEVICE = 48;
 /** the part of a User-Agent that is read: every browser and platform token sits well within it */
 const UA_READ = 512;
@@ -31,8 +37,13 @@ const BROWSERS: Array<[RegExp, string]> = [
   [/\bokhttp\//, 'Android app'],
   [/\bCFNetwork\//, 'iOS app'],
   [/\bDart\//, 'Flutter app'],
-  [/\bnode(?:-fetch)?\b|\bundici\b|\baxios\//i, 'Node.js client'],
-  [/\bpython-requests\/|\baiohttp\//, 'Python client'],
+  // Node's fetch says "node" (older undici "undici"); socket.io-client's polling "node-XMLHttpRequest"
+  [/\bnode(?:-fetch|-XMLHttpRequest)?\b|\bundici\b|\baxios\/|^got \(/i, 'Node.js app'],
+  [/^Deno\//, 'Deno app'],
+  [/^Bun\//, 'Bun app'],
+  [/\bpython-requests\/|\baiohttp\/|^python-(?:urllib|httpx)|^Python-urllib\//, 'Python app'],
+  [/^Go-http-client\//, 'Go app'],
+  [/^Java-http-client\/|^Apache-HttpClient\/|^Java\//, 'Java app'],
 ];
 
 const PLATFORMS: Array<[RegExp, string]> = [
@@ -47,37 +58,26 @@ const PLATFORMS: Array<[RegExp, string]> = [
 /** A short, human name for a User-Agent ("Chrome on Windows"); bounded whatever the header holds. */
 export function describeDevice(userAgent: string | undefined): string {
   const ua = (userAgent ?? '').slice(0, UA_READ);
+  if (ua.trim() === '') return UNNAMED_APP;
   const browser = BROWSERS.find(([re]) => re.test(ua))?.[1];
   const platform = PLATFORMS.find(([re]) => re.test(ua))?.[1];
   if (browser && platform) return `${browser} on ${platform}`;
   return (browser ?? platform ?? UNKNOWN_DEVICE).slice(0, MAX_DEVICE);
 }
 
-const IPV4_MAPPED = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
-
-/** The address with its host part hidden: 203.0.113.x; 2001:db8:85a3::/48; else "unknown network". */
+/** The address with its host part hidden: 203.0.113.x; 2001:db8:85a3::/48 (short form); else "unknown network". */
 export function maskIp(ip: string | undefined): string {
-  let addr = (ip ?? '').trim();
-  // called on every registration: the mapped form is tried only when it can match (':' first)
-  const mapped = addr.charCodeAt(0) === 58 ? IPV4_MAPPED.exec(addr) : null;
-  if (mapped) addr = mapped[1]!;
-  const family = isIP(addr);
-  if (family === 4) return addr.slice(0, addr.lastIndexOf('.')) + '.x';
-  if (family === 6) return expandIpv6(addr).slice(0, 3).map((g) => g.replace(/^0+(?=.)/, '')).join(':') + '::/48';
-  return 'unknown network';
-}
-
-function expandIpv6(addr: string): string[] {
-  const [head = '', tail] = addr.split('%')[0]!.split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const fill = Array.from({ length: Math.max(0, 8 - left.length - right.length) }, () => '0');
-  return [...left, ...fill, ...right];
+  const addr = (ip ?? '').trim();
+  // a zone id (fe80::1%eth0) names a local interface: the address before it is what is masked
+  if (!isIP(addr.split('%')[0]!)) return 'unknown network';
+  // IPv6 as its /48 group; an IPv4-mapped address (a dual-stack socket's IPv4 client) as IPv4
+  const group = ipGroup(addr, 48);
+  return isIPv4(group) ? group.slice(0, group.lastIndexOf('.')) + '.x' : group;
 }
 
 /**
  * A registering client's User-Agent and address recur (its retries, a proxy's many clients), and
- * naming them runs up to 18 regular expressions and an address parse: remembered, by the part
+ * naming them runs up to two dozen regular expressions and an address parse: remembered, by the part
  * describeDevice reads (so at most ≈ 1 MB of User-Agents, whatever clients send).
  */
 const ORIGINS_REMEMBERED = 1024;

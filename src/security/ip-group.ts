@@ -7,7 +7,7 @@ import net from 'node:net';
  * scarce enough to stay one per budget; an IPv4-mapped IPv6 address (`::ffff:203.0.113.7`, what
  * a dual-stack socket reports for an IPv4 client) is that IPv4 address.
  *
- * Returns `203.0.113.7` or `2001:db8:1:2::/64`; anything that is not an address (it should not
+ * Returns `203.0.113.7` or `2001:db8:1:2::/64` (the short form, ipv6Text); anything that is not an address (it should not
  * happen) is returned as is, so it still gets a budget of its own.
  */
 export function ipGroup(address: string, ipv6PrefixLength: number): string {
@@ -24,14 +24,32 @@ export function ipGroup(address: string, ipv6PrefixLength: number): string {
     const bits = Math.min(16, Math.max(0, ipv6PrefixLength - i * 16));
     return bits === 0 ? 0 : w & ((0xffff << (16 - bits)) & 0xffff);
   });
-  // the significant words in compact hex, then the prefix length: `2001:db8:1:2::/64`
-  const significant = Math.ceil(ipv6PrefixLength / 16);
-  const head = kept.slice(0, significant).map((w) => w.toString(16));
-  return `${head.join(':')}${significant < 8 ? '::' : ''}/${ipv6PrefixLength}`;
+  return `${ipv6Text(kept)}/${ipv6PrefixLength}`;
+}
+
+/**
+ * Eight 16-bit words in the usual short form (RFC 5952): lower-case hex without leading zeros,
+ * the longest run of two or more zero words (the first of equal runs) as `::`. `::/48`,
+ * `2001:db8::/48`, `2001:db8:1:2::/64`.
+ */
+export function ipv6Text(words: readonly number[]): string {
+  let [start, length] = [-1, 0];
+  for (let i = 0; i < words.length; ) {
+    if (words[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < words.length && words[j] === 0) j++;
+    if (j - i > length && j - i >= 2) [start, length] = [i, j - i];
+    i = j;
+  }
+  const hex = (part: readonly number[]): string => part.map((w) => w.toString(16)).join(':');
+  return start === -1 ? hex(words) : `${hex(words.slice(0, start))}::${hex(words.slice(start + length))}`;
 }
 
 /** The eight 16-bit words of a valid IPv6 address (`::` expanded, a dotted IPv4 tail converted). */
-function ipv6Words(ip: string): number[] {
+export function ipv6Words(ip: string): number[] {
   let text = ip.toLowerCase();
   const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (dotted) {

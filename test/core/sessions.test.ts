@@ -72,7 +72,7 @@ describe('core: sessions the person controls (GET/DELETE /sessions, STOP in the 
     expect(sessions).to.have.length(2);
     const [a, b] = sessions;
     expect(a).to.include({ device: 'Safari on iOS', ip: '127.0.0.x', current: false });
-    expect(b).to.include({ device: 'Node.js client', ip: '127.0.0.x', current: true });
+    expect(b).to.include({ device: 'Node.js app', ip: '127.0.0.x', current: true });
     for (const s of sessions) {
       expect(s.id).to.match(/^[A-Za-z0-9_-]{22}$/);
       expect(Date.parse(s.createdAt)).to.be.closeTo(Date.now(), 60000);

@@ -88,7 +88,7 @@ describe('oidc: a sign-out ends the OpenID logins too', function () {
     expect(oidcLogin.id).to.match(/^oidc\.[A-Za-z0-9_-]+$/);
     expect(oidcLogin.client).to.deep.equal({ id: 'test-app', name: 'Test App' });
     expect(oidcLogin.current).to.equal(false);
-    expect(oidcLogin.device).to.equal('Node.js client');
+    expect(oidcLogin.device).to.equal('Node.js app');
     expect(oidcLogin.ip).to.match(/^127\.0\.0\.x$|::\/48$/);
     expect(Date.parse(oidcLogin.lastUsedAt)).to.be.at.least(Date.parse(oidcLogin.createdAt));
     expect(Date.parse(oidcLogin.expiresAt)).to.be.greaterThan(Date.now());

@@ -28,7 +28,21 @@ describe('core unit: chat intents, reply texts, origins', function () {
       ['Mozilla/5.0 (Android 14; Mobile; rv:132.0) Gecko/132.0 Firefox/132.0', 'Firefox on Android'],
       ['okhttp/4.12.0', 'Android app'],
       ['curl/8.5.0', 'curl'],
-      [undefined, 'unknown device'],
+      // Node's fetch, older undici, socket.io-client's polling in Node, other runtimes' clients
+      ['node', 'Node.js app'],
+      ['undici', 'Node.js app'],
+      ['node-XMLHttpRequest', 'Node.js app'],
+      ['axios/1.7.2', 'Node.js app'],
+      ['Deno/2.1.4', 'Deno app'],
+      ['Bun/1.1.38', 'Bun app'],
+      ['python-requests/2.32.3', 'Python app'],
+      ['Go-http-client/1.1', 'Go app'],
+      ['Java-http-client/21.0.5', 'Java app'],
+      // no User-Agent (a socket client from Node: ws sends none; every browser sends one)
+      [undefined, 'unnamed app'],
+      ['', 'unnamed app'],
+      ['got (https://github.com/sindresorhus/got)', 'Node.js app'],
+      ['MyThing/1.0', 'unknown device'],
       ['\n'.repeat(10) + 'x'.repeat(10000), 'unknown device'],
     ];
     for (const [ua, name] of cases) expect(describeDevice(ua), String(ua).slice(0, 40)).to.equal(name);
@@ -38,8 +52,13 @@ describe('core unit: chat intents, reply texts, origins', function () {
     expect(maskIp('203.0.113.77')).to.equal('203.0.113.x');
     expect(maskIp('::ffff:198.51.100.9')).to.equal('198.51.100.x');
     expect(maskIp('2001:db8:85a3:1234:5678::1')).to.equal('2001:db8:85a3::/48');
-    expect(maskIp('2001:db8::1')).to.equal('2001:db8:0::/48');
-    expect(maskIp('::1')).to.equal('0:0:0::/48');
+    // the usual short form (RFC 5952): the longest run of zero groups as ::
+    expect(maskIp('2001:db8::1')).to.equal('2001:db8::/48');
+    expect(maskIp('::1')).to.equal('::/48');
+    expect(maskIp('2001:0:5::1')).to.equal('2001:0:5::/48');
+    expect(maskIp('fe80::1%eth0')).to.equal('fe80::/48');
+    expect(maskIp('::ffff:cb00:7107')).to.equal('203.0.113.x');
+    expect(maskIp('2001:db8::1/48')).to.equal('unknown network');
     expect(maskIp('not an ip')).to.equal('unknown network');
     const o = originOf('curl/8', '10.1.2.3');
     expect(decodeOrigin(encodeOrigin(o))).to.deep.equal(o);

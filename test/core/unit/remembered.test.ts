@@ -33,6 +33,6 @@ describe('remembered answers', function () {
     const huge = 'x'.repeat(600) + ' Firefox/120.0 (Android)';
     expect(originOf(huge, undefined)).to.deep.equal({ device: describeDevice(huge), ip: maskIp(undefined) });
     expect(originOf(huge, undefined).device).to.equal('unknown device');
-    expect(originOf(undefined, '2001:db8:85a3:1234::1')).to.deep.equal({ device: 'unknown device', ip: '2001:db8:85a3::/48' });
+    expect(originOf(undefined, '2001:db8:85a3:1234::1')).to.deep.equal({ device: 'unnamed app', ip: '2001:db8:85a3::/48' });
   });
 });

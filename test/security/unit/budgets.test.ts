@@ -19,11 +19,15 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
     expect(ipGroup('2001:0DB8:0001:0002::1', 64)).to.equal('2001:db8:1:2::/64');
     expect(ipGroup('2001:db8:1:2::1', 48)).to.equal('2001:db8:1::/48');
     expect(ipGroup('2001:db8:1:2ff::1', 56)).to.equal('2001:db8:1:200::/56');
-    expect(ipGroup('2001:db8::1', 128)).to.equal('2001:db8:0:0:0:0:0:1/128');
+    expect(ipGroup('2001:db8::1', 128)).to.equal('2001:db8::1/128');
+    expect(ipGroup('2001:0:0:1:0:0:0:1', 128)).to.equal('2001:0:0:1::1/128');
+    expect(ipGroup('1:0:0:2:0:0:3:4', 128)).to.equal('1::2:0:0:3:4/128');
+    expect(ipGroup('1:2:3:4:5:6:0:8', 128)).to.equal('1:2:3:4:5:6:0:8/128');
     expect(ipGroup('::ffff:203.0.113.7', 64)).to.equal('203.0.113.7');
     expect(ipGroup('::ffff:cb00:7107', 64)).to.equal('203.0.113.7');
-    expect(ipGroup('fe80::1%eth0', 64)).to.equal('fe80:0:0:0::/64');
-    expect(ipGroup('::1', 64)).to.equal('0:0:0:0::/64');
+    expect(ipGroup('fe80::1%eth0', 64)).to.equal('fe80::/64');
+    expect(ipGroup('::1', 64)).to.equal('::/64');
+    expect(ipGroup('2001:0:0:5::1', 64)).to.equal('2001:0:0:5::/64');
     expect(ipGroup('not-an-ip', 64)).to.equal('not-an-ip');
   });
 
