@@ -1,10 +1,17 @@
+import { EMOJI_ALPHABET } from '../registrations/emoji-alphabet.js';
 import { brandCss, type Brand } from './brand.js';
+import { emojiHtml } from './emoji.js';
+import { escapeHtml } from './html.js';
+import { fillText, PAGE_TEXTS, scriptTexts, type PageLanguage, type ScriptTexts } from './texts.js';
+
+export { escapeHtml };
 
 /**
  * The one login page, for `/` and for the OpenID interaction: the code to send (large), its QR
- * code and a wa.me link with the message typed in, the code's countdown, a live status
- * (waiting, awaiting confirmation, signed in, denied, expired → a new code, errors), branded for
- * whoever asks. The markup is rendered here; the script (src/demo/browser/, served as
+ * code and a wa.me link with the message typed in, the number to write to, the code's
+ * countdown, a live status (waiting, awaiting confirmation, signed in, denied, expired → a new
+ * code, errors), branded for whoever asks, in the person's language (texts.ts). On a phone the
+ * button comes first and there is no QR code (style.css). The markup is rendered here; the script (src/demo/browser/, served as
  * /demo/app.js) drives it from the JSON in `#login-data`, with the typed client at `/` or the
  * interaction's status URL.
  */
@@ -17,11 +24,22 @@ export type PageFlow =
 export interface LoginPageModel {
   brand: Brand;
   flow: PageFlow;
+  /** the page's language (texts.ts: pageLanguage); English when not given */
+  lang?: PageLanguage;
+  /** the service's WhatsApp number (digits, WHATSAPP_NUMBER), shown as text when set */
+  whatsappNumber?: string | undefined;
 }
 
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** What the page's script reads from `#login-data`. */
+export interface LoginData {
+  flow: PageFlow;
+  texts: ScriptTexts;
+  /** the emoji with a picture of ours (emoji.ts) */
+  pictured: string[];
 }
+
+/** Every emoji the server draws has its picture (routes.ts serves them). */
+const PICTURED = new Set(EMOJI_ALPHABET);
 
 /** JSON safe inside a `<script>` element (no `</script>` can close it early). */
 const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c');
@@ -32,24 +50,27 @@ export function imageOrigins(model: LoginPageModel): string[] {
 }
 
 /** `/` only: who signed in, and a way out. */
-const PROFILE = `  <section id="profile" aria-labelledby="profile-title" hidden>
-    <h2 id="profile-title" tabindex="-1">Signed in as <span id="who"></span></h2>
+const profile = (t: (typeof PAGE_TEXTS)[PageLanguage]): string => {
+  const [before, after] = escapeHtml(t.signedInAs).split('{who}') as [string, string?];
+  return `  <section id="profile" aria-labelledby="profile-title" hidden>
+    <h2 id="profile-title" tabindex="-1">${before}<span id="who"></span>${after ?? ''}</h2>
     <dl>
-      <dt>Name</dt><dd id="p-name"></dd>
-      <dt>Surname</dt><dd id="p-surname"></dd>
-      <dt>Phone</dt><dd id="p-phone"></dd>
-      <dt>Roles</dt><dd id="p-roles"></dd>
+      <dt>${escapeHtml(t.name)}</dt><dd id="p-name"></dd>
+      <dt>${escapeHtml(t.surname)}</dt><dd id="p-surname"></dd>
+      <dt>${escapeHtml(t.phone)}</dt><dd id="p-phone"></dd>
+      <dt>${escapeHtml(t.roles)}</dt><dd id="p-roles"></dd>
     </dl>
-    <p><button id="signout" type="button" class="button">Sign out</button></p>
+    <p><button id="signout" type="button" class="button">${escapeHtml(t.signOut)}</button></p>
   </section>
 `;
+};
 
 /** The frame every page of ours shares: head (icon, styles, the brand's colours), the brand's header, a footer. */
-function shell(brand: Brand, title: string, main: string, foot: string, scripts = ''): string {
+function shell(brand: Brand, title: string, main: string, foot: string, scripts = '', lang: PageLanguage = 'en'): string {
   const css = brandCss(brand);
   const logo = brand.logoUri ? `<img class="logo" src="${escapeHtml(brand.logoUri)}" alt="" width="40" height="40">` : '';
   return `<!doctype html>
-<html lang="en">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -77,29 +98,34 @@ export function renderMessagePage(brand: Brand, title: string, bodyHtml: string)
 
 export function renderLoginPage(model: LoginPageModel): string {
   const { brand, flow } = model;
-  const name = escapeHtml(brand.name);
+  const lang = model.lang ?? 'en';
+  const t = PAGE_TEXTS[lang];
+  const e = (text: string, values: Record<string, string> = {}): string => escapeHtml(fillText(text, values));
   const code = flow.kind === 'interaction' ? flow : undefined;
-  const title = flow.kind === 'interaction' ? `Sign in to ${name} with WhatsApp` : 'Sign in with WhatsApp';
+  const title = flow.kind === 'interaction' ? e(t.titleFor, { name: brand.name }) : e(t.title);
+  const [validBefore, validAfter] = e(t.validFor).split('{time}') as [string, string?];
+  const number = model.whatsappNumber ? `\n        <p class="number" id="number">${e(t.writeTo, { number: `+${model.whatsappNumber}` })}</p>` : '';
+  // the button first (on a phone it is the way: style.css moves it below the code on wide screens)
   const main = `<main id="app" data-flow="${flow.kind}" data-status="starting">
   <h1>${title}</h1>
   <section id="login" aria-labelledby="login-title">
-    <h2 id="login-title">Send this code to us on WhatsApp</h2>
+    <h2 id="login-title">${e(t.sendThisCode)}</h2>
     <div class="code-grid">
-      <div>
-        <p class="emoji" id="emoji"${code ? ` data-emoji="${escapeHtml(code.emojiString)}">${escapeHtml(code.emojiString)}` : '>…'}</p>
-        <p class="hint">Scan the QR code with your phone's camera, or tap the button on this phone: WhatsApp opens with the message typed in. Just press send.</p>
-        <p><a id="wa" class="button primary" href="${code ? escapeHtml(code.waLink) : '#'}"${code ? '' : ' hidden'}>Open WhatsApp</a></p>
-        <p class="countdown" id="countdown-line" hidden>The code is valid for <span id="countdown" role="timer">–</span>.</p>
-        <p id="status" class="status" role="status" aria-live="polite">${code ? 'Waiting for your message…' : 'Preparing a code…'}</p>
-        <p class="actions"><button id="restart" type="button" class="button" hidden>Get a new code</button><a id="back" class="button primary" href="#" hidden>Back to ${name}</a></p>
+      <div class="code-main">
+        <p class="wa-line"><a id="wa" class="button primary" href="${code ? escapeHtml(code.waLink) : '#'}"${code ? '' : ' hidden'}>${e(t.openWhatsApp)}</a></p>
+        <p class="emoji" id="emoji"${code ? ` data-emoji="${escapeHtml(code.emojiString)}">${emojiHtml(code.emojiString, PICTURED)}` : '>…'}</p>${number}
+        <p class="hint"><span class="wide-only">${e(t.hintQr)}</span><span class="phone-only">${e(t.hintPhone)}</span></p>
+        <p class="countdown" id="countdown-line" hidden>${validBefore}<span id="countdown" role="timer">–</span>${validAfter ?? ''}</p>
+        <p id="status" class="status" role="status" aria-live="polite">${code ? e(t.waiting) : e(t.starting)}</p>
+        <p class="actions"><button id="restart" type="button" class="button" hidden>${e(t.getNewCode)}</button><a id="back" class="button primary" href="#" hidden>${e(t.backTo, { name: brand.name })}</a></p>
       </div>
-      <div class="qr-wrap"><img id="qr" alt="QR code that opens WhatsApp with the message typed in" width="220" height="220" hidden></div>
+      <div class="qr-wrap"><img id="qr" alt="${e(t.qrAlt)}" width="220" height="220" hidden></div>
     </div>
   </section>
-${flow.kind === 'client' ? PROFILE : ''}</main>`;
-  const foot = flow.kind === 'client' ? '<a href="/docs">API reference</a>' : 'Signing in with a chat message: no password, no SMS code.';
-  const scripts = `<script type="application/json" id="login-data">${scriptJson(flow)}</script>
+${flow.kind === 'client' ? profile(t) : ''}</main>`;
+  const data: LoginData = { flow, texts: scriptTexts(t), pictured: [...PICTURED] };
+  const scripts = `<script type="application/json" id="login-data">${scriptJson(data)}</script>
 <script type="module" src="/demo/app.js"></script>
 `;
-  return shell(brand, title, main, foot, scripts);
+  return shell(brand, title, main, e(t.footer), scripts, lang);
 }

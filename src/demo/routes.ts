@@ -1,18 +1,31 @@
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
-import type { AppRouter } from '../http/context.js';
+import type { AppContext, AppRouter } from '../http/context.js';
 import { encode, sendEncoded } from '../http/encodings.js';
-import { CSS, ICO, JS, registerAssets, SVG } from '../http/static-assets.js';
+import { CSS, ICO, JS, registerAssets, SVG, type Asset } from '../http/static-assets.js';
+import { EMOJI_ALPHABET } from '../registrations/emoji-alphabet.js';
+import { EMOJI_IMAGES_PATH, emojiImageName } from './emoji.js';
 import { renderLoginPage } from './page.js';
+import { pageLanguage, PAGE_LANGUAGES, type PageLanguage } from './texts.js';
 
 /**
  * The login page at `/` (DEMO_PAGE, on by default): a person sees a login happen end to end.
  * Its script (src/demo/browser/, with the typed client and the QR code library bundled in by
  * esbuild during `npm run build`) and styles are served from dist/demo/, never from a CDN, in
- * the brotli and gzip forms the build made. The OpenID interaction page is the same page
+ * the brotli and gzip forms the build made; the code's emoji pictures (emoji.ts) from the
+ * @twemoji/svg package, as they are (1–5 KB each). The OpenID interaction page is the same page
  * (src/oidc/interaction.ts), so the assets and the icon are served whether or not `/` is on.
  */
 const built = (file: string): string => fileURLToPath(new URL(`../../demo/${file}`, import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** One picture for each emoji the server draws, and no other file of the package. */
+const emojiAssets = (): Record<string, Asset> =>
+  Object.fromEntries(EMOJI_ALPHABET.map((e) => [emojiImageName(e), { file: require.resolve(`@twemoji/svg/${emojiImageName(e)}`), type: SVG }]));
+
+/** The page's language for this request (`Accept-Language`, else the chat's). */
+export const requestLanguage = (ctx: Pick<AppContext, 'acceptsLanguages'>, fallback: PageLanguage): PageLanguage => pageLanguage(ctx.acceptsLanguages(), fallback);
 
 export function registerLoginPageAssets(router: AppRouter): void {
   registerAssets(router, '/demo', {
@@ -22,6 +35,7 @@ export function registerLoginPageAssets(router: AppRouter): void {
   });
   // browsers ask for /favicon.ico on their own (the API reference too): never a 404
   registerAssets(router, '', { 'favicon.ico': { file: built('favicon.ico'), type: ICO } });
+  registerAssets(router, EMOJI_IMAGES_PATH, emojiAssets());
 }
 
 /**
@@ -36,10 +50,14 @@ export function loginPageRoutes(config: Config): (router: AppRouter) => void {
 }
 
 export function registerDemoRoutes(router: AppRouter, config: Config): void {
-  const page = encode(renderLoginPage({ brand: { name: config.replies.appName }, flow: { kind: 'client', whatsappNumber: config.demo.whatsappNumber } }));
+  const { whatsappNumber } = config.demo;
+  const pages = new Map(
+    PAGE_LANGUAGES.map((lang) => [lang, encode(renderLoginPage({ brand: { name: config.replies.appName }, flow: { kind: 'client', whatsappNumber }, lang, whatsappNumber }))]),
+  );
   router.get('/', (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-store');
-    sendEncoded(ctx, page);
+    ctx.vary('Accept-Language');
+    sendEncoded(ctx, pages.get(requestLanguage(ctx, config.replies.language))!);
   });
 }

@@ -11,6 +11,7 @@ import { sendJwks } from '../http/routes/jwks.js';
 import type { Services } from '../services.js';
 import { brandOf } from './branding.js';
 import { imageOrigins, renderLoginPage, renderMessagePage } from '../demo/page.js';
+import { requestLanguage } from '../demo/routes.js';
 import { cookieKeys, createProvider, INTERACTION_SEGMENT } from './provider.js';
 
 /**
@@ -156,6 +157,8 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
     const text = `PIN: ${emoji}`;
     const page = {
       brand: brandOf(client),
+      lang: requestLanguage(ctx, services.config.replies.language),
+      whatsappNumber: services.config.demo.whatsappNumber,
       flow: {
         kind: 'interaction' as const,
         statusUrl: `${mount}/${INTERACTION_SEGMENT}/${details.uid}/status`,
@@ -169,6 +172,7 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
     const images = ["'self'", 'data:', ...imageOrigins(page)].join(' ');
     ctx.set('Content-Security-Policy', `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src ${images}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`);
     ctx.set('Cache-Control', 'no-store');
+    ctx.vary('Accept-Language');
     ctx.type = 'html';
     ctx.body = renderLoginPage(page);
   };

@@ -10,11 +10,12 @@ export const SCREENSHOTS = path.join(ROOT, 'test-artifacts', 'screenshots');
 
 /**
  * Debian's Chromium, installed with apt-get when missing (CI machines start without it; the
- * tests never download a browser of their own: PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1), with a
- * colour emoji font so screenshots show the codes. Returns why it can't when it can't.
+ * tests never download a browser of their own: PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1). No emoji
+ * font is installed: the login page brings its own pictures of the code's emoji, and the tests
+ * check they are in colour where the system has none. Returns why it can't when it can't.
  */
 export function ensureChromium(): string | undefined {
-  return ensureDebianPackages([CHROMIUM, '/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf'], ['chromium', 'fonts-noto-color-emoji']);
+  return ensureDebianPackages([CHROMIUM], ['chromium']);
 }
 
 /** `extraArgs`: more Chromium switches (e.g. `--host-resolver-rules` for pages on made-up hosts). */
@@ -66,4 +67,66 @@ export function watchProblems(page: Page): string[] {
     if (r.status() >= 400 && !api) problems.push(`${r.status()}: ${r.url()}`);
   });
   return problems;
+}
+
+/**
+ * Every request the page makes outside `origins` (data: and blob: URLs are the page's own), as
+ * lines: what a page of ours must never do (fonts, scripts, styles from a third party).
+ */
+export function watchForeignRequests(page: Page, origins: string[]): string[] {
+  const foreign: string[] = [];
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (url.protocol !== 'data:' && url.protocol !== 'blob:' && !origins.includes(url.origin)) foreign.push(`${r.resourceType()} ${r.url()}`);
+  });
+  return foreign;
+}
+
+/** One emoji of the code as drawn on screen: the share of its box in colour, and of its box inked at all. */
+export interface EmojiPixels {
+  emoji: string;
+  /** pixels whose channels differ by 16 or more (a grey, black or white pixel has them equal) */
+  coloured: number;
+  /** pixels darker than near-white */
+  inked: number;
+}
+
+/**
+ * The code's emoji (`#emoji .e`) as Chromium painted them: a screenshot of `#emoji`, read back
+ * pixel by pixel in the page (a canvas), each emoji's box on its own. A black-and-white outline
+ * (a system font without colour emoji) has no coloured pixel; a missing picture no ink.
+ */
+export async function emojiPixels(page: Page): Promise<EmojiPixels[]> {
+  // the pictures load after the code is shown: each one decoded (from the cache), then two frames for the paint
+  await page.evaluate(async () => {
+    const urls = [...document.querySelectorAll<HTMLElement>('#emoji .e')].map((e) => /url\("(.*)"\)/.exec(getComputedStyle(e).backgroundImage)?.[1] ?? '');
+    await Promise.all(urls.map((u) => Object.assign(new Image(), { src: u }).decode()));
+    for (let i = 0; i < 2; i++) await new Promise(requestAnimationFrame);
+  });
+  const png = (await page.locator('#emoji').screenshot()).toString('base64');
+  return page.evaluate(async (data) => {
+    const holder = document.getElementById('emoji')!.getBoundingClientRect();
+    const img = new Image();
+    img.src = `data:image/png;base64,${data}`;
+    await img.decode();
+    const canvas = document.createElement('canvas');
+    [canvas.width, canvas.height] = [img.width, img.height];
+    const g = canvas.getContext('2d', { willReadFrequently: true })!;
+    g.drawImage(img, 0, 0);
+    const scale = img.width / holder.width;
+    return [...document.querySelectorAll<HTMLElement>('#emoji .e')].map((e) => {
+      const r = e.getBoundingClientRect();
+      const [x, y] = [Math.round((r.left - holder.left) * scale), Math.round((r.top - holder.top) * scale)];
+      const [w, h] = [Math.max(1, Math.round(r.width * scale)), Math.max(1, Math.round(r.height * scale))];
+      const px = g.getImageData(x, y, w, h).data;
+      let [coloured, inked] = [0, 0];
+      for (let i = 0; i < px.length; i += 4) {
+        const [red, green, blue] = [px[i]!, px[i + 1]!, px[i + 2]!];
+        if (Math.max(red, green, blue) - Math.min(red, green, blue) >= 16) coloured++;
+        if (Math.min(red, green, blue) < 230) inked++;
+      }
+      const n = px.length / 4;
+      return { emoji: e.textContent ?? '', coloured: coloured / n, inked: inked / n };
+    });
+  }, png);
 }

@@ -3,12 +3,13 @@ import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
+import { renderLoginPage } from '../../src/demo/page.js';
 import { EMOJI_ALPHABET } from '../../src/registrations/emoji-alphabet.js';
 import { randomPhone } from '../helpers/flow.js';
 import { request } from '../helpers/http.js';
 import { evolutionChat, PRODUCTION_ENV } from '../helpers/production.js';
 import { ROOT, startStack, type Stack } from '../helpers/processes.js';
-import { axeViolations, ensureChromium, launch, shot, watchProblems } from './browser.js';
+import { axeViolations, emojiPixels, ensureChromium, launch, shot, watchForeignRequests, watchProblems, type EmojiPixels } from './browser.js';
 
 /** Contrast ratio of an element's text against its background (WCAG formula), computed in the page. */
 async function contrast(page: Page, selector: string): Promise<number> {
@@ -60,6 +61,51 @@ function rawGet(url: string, acceptEncoding: string): Promise<{ headers: http.In
   });
 }
 
+/**
+ * Each emoji of the code painted in colour from its picture: some of its box in colour (a
+ * black-and-white outline has none; Twemoji's least colourful, ⚽ and 🐼, have a few per cent) and
+ * a good part of it inked (a picture that did not load leaves the box blank).
+ */
+function expectColour(pixels: EmojiPixels[], code: string): void {
+  expect(pixels.map((p) => p.emoji).join(''), 'one picture per emoji').to.equal(code);
+  for (const p of pixels) {
+    expect(p.coloured, `${p.emoji} in colour`).to.be.above(0.01);
+    expect(p.inked, `${p.emoji} drawn`).to.be.above(0.2);
+  }
+}
+
+/** The text a person selecting the code gets (what a copy puts on the clipboard as text). */
+const selectedCode = (page: Page): Promise<string> =>
+  page.evaluate(() => {
+    const range = document.createRange();
+    range.selectNodeContents(document.getElementById('emoji')!);
+    const sel = getSelection()!;
+    sel.removeAllRanges();
+    sel.addRange(range);
+    const text = sel.toString();
+    sel.removeAllRanges();
+    return text;
+  });
+
+/** Left edges, in CSS pixels: of each element's box, or with `text:` of its first line of text. */
+const lefts = (page: Page, selectors: string[]): Promise<number[]> =>
+  page.evaluate(
+    (sels) =>
+      sels.map((s) => {
+        const text = s.startsWith('text:');
+        const el = document.querySelector(text ? s.slice(5) : s)!;
+        if (!text) return Math.round(el.getBoundingClientRect().left);
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        return Math.round(range.getClientRects()[0]!.left);
+      }),
+    selectors,
+  );
+
+const top = async (page: Page, sel: string): Promise<number> => (await page.locator(sel).boundingBox())!.y;
+
+const ADMIN_USER = 'ops';
+const ADMIN_PASSWORD = 'correct horse battery staple, twice as long';
 const PIN_TTL = 15;
 
 describe('demo: the login page at / in Chromium, against a production deployment', function () {
@@ -76,7 +122,7 @@ describe('demo: the login page at / in Chromium, against a production deployment
     }
     // started as docs/operations.md says: a web node and a worker from the Procfile lines, production defaults
     [stack, browser] = await Promise.all([
-      startStack({ name: 'page', webs: 1, workers: 1, defaultLimits: true, env: { ...PRODUCTION_ENV, WHATSAPP_NUMBER: '+1 555 123 4567', PIN_TTL_SECONDS: String(PIN_TTL) } }),
+      startStack({ name: 'page', webs: 1, workers: 1, defaultLimits: true, env: { ...PRODUCTION_ENV, WHATSAPP_NUMBER: '+1 555 123 4567', PIN_TTL_SECONDS: String(PIN_TTL), ADMIN_USER, ADMIN_PASSWORD } }),
       launch(),
     ]);
   });
@@ -88,14 +134,29 @@ describe('demo: the login page at / in Chromium, against a production deployment
   it('desktop: shows the code the server drew, its QR code, link and countdown; an Evolution webhook signs the person in', async function () {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const problems = watchProblems(page);
+    const foreign = watchForeignRequests(page, [stack.url]);
     await page.goto(stack.url + '/');
     await waitStatus(page, 'waiting');
+    expect(await page.getAttribute('html', 'lang')).to.equal('en');
     const code = await codeOf(page);
     expectServerDrawn(code);
+    expectColour(await emojiPixels(page), code);
+    expect(await selectedCode(page), 'the code stays text').to.equal(code);
     const text = `PIN: ${code}`;
     expect(await page.getAttribute('#wa', 'href')).to.equal(`https://wa.me/15551234567?text=${encodeURIComponent(text)}`);
     expect(await page.getAttribute('#qr', 'src')).to.match(/^data:image\/svg\+xml/);
-    for (const sel of ['#qr', '#wa', '#countdown']) expect(await page.isVisible(sel), sel).to.equal(true);
+    for (const sel of ['#qr', '#wa', '#countdown', '#number']) expect(await page.isVisible(sel), sel).to.equal(true);
+    expect(await page.textContent('#number')).to.equal('Our WhatsApp number: +15551234567');
+    // wide screen: the code first, then how to send it; the QR hint, not the phone's
+    expect(await top(page, '#emoji')).to.be.below(await top(page, '#wa'));
+    expect(await page.isVisible('.hint .wide-only')).to.equal(true);
+    expect(await page.isVisible('.hint .phone-only')).to.equal(false);
+    // no developer links for the person signing in: the page's only links are its buttons
+    expect(await page.$$eval('a', (as) => as.map((a) => a.id))).to.deep.equal(['wa', 'back']);
+    expect(await page.textContent('body')).to.not.match(/API reference/);
+    // one left edge for the heading, the code and its controls, the header's name and the footer
+    const edge = (await lefts(page, ['h1']))[0]!;
+    expect(await lefts(page, ['#login-title', '#emoji', '#wa', '#status', '.brand-name', 'text:.foot'])).to.deep.equal(Array(6).fill(edge));
     expect(await countdown(page)).to.be.within(1, PIN_TTL);
     expect(await page.textContent('#status')).to.match(/Waiting for your message/);
     expect(await axeViolations(page)).to.deep.equal([]);
@@ -108,6 +169,8 @@ describe('demo: the login page at / in Chromium, against a production deployment
     expect(await page.textContent('#who')).to.equal('Ana Silva');
     expect(await page.textContent('#p-roles')).to.equal('user');
     expect(await page.evaluate(() => document.activeElement?.id)).to.equal('profile-title');
+    // the details under the heading, on its left edge (not centred under a left-aligned heading)
+    expect(await lefts(page, ['#profile-title', 'dl', 'dt', '#signout'])).to.deep.equal(Array(4).fill(edge));
     expect(await axeViolations(page)).to.deep.equal([]);
     await page.screenshot({ path: shot('2-signed-in') });
 
@@ -115,7 +178,36 @@ describe('demo: the login page at / in Chromium, against a production deployment
     await waitStatus(page, 'waiting');
     expect(await codeOf(page)).to.not.equal(code);
     expectServerDrawn(await codeOf(page));
+    expectColour(await emojiPixels(page), await codeOf(page));
     expect(problems).to.deep.equal([]);
+    expect(foreign).to.deep.equal([]);
+    await page.close();
+  });
+
+  it('every emoji the server draws is painted in colour from our own picture, with no emoji font on the machine', async function () {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const foreign = watchForeignRequests(page, [stack.url]);
+    // the page as the server renders it (the OpenID interaction's markup), with the whole alphabet as its code,
+    // on the service's origin so its styles and pictures come from the service; its script is kept out (it would poll)
+    const all = EMOJI_ALPHABET.join('');
+    const html = renderLoginPage({
+      brand: { name: 'pin-auth' },
+      flow: { kind: 'interaction', statusUrl: '/nowhere', emojiString: all, text: `PIN: ${all}`, waLink: 'https://wa.me/', expiresIn: 60 },
+    });
+    await page.route(`${stack.url}/alphabet`, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body: html }));
+    await page.route('**/demo/app.js', (route) => route.abort());
+    await page.goto(`${stack.url}/alphabet`);
+    await page.waitForFunction(() => [...document.querySelectorAll('#emoji .e')].length === 64);
+    const pictures = await page.$$eval('#emoji .e', (es) => es.map((e) => getComputedStyle(e).backgroundImage));
+    EMOJI_ALPHABET.forEach((e, i) => expect(pictures[i], e).to.equal(`url("${stack.url}/demo/emoji/${e.codePointAt(0)!.toString(16)}.svg")`));
+    // every picture loaded (a painted box needs its image: wait for them all, as the browser fetches them in parallel)
+    await page.waitForLoadState('networkidle');
+    const pixels = await emojiPixels(page);
+    expectColour(pixels, all);
+    for (const cat of ['🐱', '🐭', '🐮', '🐵']) expect(pixels.find((p) => p.emoji === cat)!.coloured, cat).to.be.above(0.2);
+    expect(await selectedCode(page)).to.equal(all);
+    await page.screenshot({ path: shot('8-alphabet') });
+    expect(foreign).to.deep.equal([]);
     await page.close();
   });
 
@@ -153,7 +245,16 @@ describe('demo: the login page at / in Chromium, against a production deployment
     await waitStatus(page, 'waiting');
     expectServerDrawn(await codeOf(page));
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(360);
-    for (const sel of ['#emoji', '#qr', '#wa', '#countdown']) {
+    // a phone: the button first, no QR code (WhatsApp is on this phone), the number as text, all above the fold
+    expect(await page.isVisible('#qr')).to.equal(false);
+    expect(await page.isVisible('.hint .phone-only')).to.equal(true);
+    expect(await page.isVisible('.hint .wide-only')).to.equal(false);
+    expect(await top(page, '#wa')).to.be.below(await top(page, '#emoji'));
+    expect(await page.textContent('#number')).to.equal('Our WhatsApp number: +15551234567');
+    const status = (await page.locator('#status').boundingBox())!;
+    expect(status.y + status.height, 'the status above the fold').to.be.at.most(740);
+    expectColour(await emojiPixels(page), await codeOf(page));
+    for (const sel of ['#emoji', '#wa', '#number', '#countdown']) {
       const box = (await page.locator(sel).boundingBox())!;
       expect(box.x, sel).to.be.at.least(0);
       expect(box.x + box.width, sel).to.be.at.most(360);
@@ -163,7 +264,7 @@ describe('demo: the login page at / in Chromium, against a production deployment
     expect(await page.evaluate(() => document.activeElement?.id)).to.equal('wa');
     expect(await page.getAttribute('#wa', 'aria-label')).to.match(/Open WhatsApp with the message PIN: /);
     expect(await page.getAttribute('#countdown', 'role')).to.equal('timer');
-    for (const sel of ['h1', '.hint', '#status', '#wa', '.countdown']) expect(await contrast(page, sel), sel).to.be.at.least(4.5);
+    for (const sel of ['h1', '.hint', '#status', '#wa', '.countdown', '#number']) expect(await contrast(page, sel), sel).to.be.at.least(4.5);
     expect(await axeViolations(page)).to.deep.equal([]);
     await page.screenshot({ path: shot('4-phone'), fullPage: true });
 
@@ -173,6 +274,73 @@ describe('demo: the login page at / in Chromium, against a production deployment
     await page.screenshot({ path: shot('5-phone-signed-in'), fullPage: true });
     expect(problems).to.deep.equal([]);
     await page.close();
+  });
+
+  it("in the person's language: Portuguese on a phone, Spanish on a desktop (Accept-Language), with the same contrast and axe checks", async function () {
+    // Accept-Language picks the page; one we have no texts for gets the chat's language (CHAT_LANGUAGE, English here)
+    for (const [header, lang] of [['pt-BR,pt;q=0.9,en;q=0.8', 'pt'], ['es-ES', 'es'], ['de-DE, es;q=0.5', 'es'], ['fr', 'en'], ['*', 'en'], [undefined, 'en']] as const) {
+      const r = await fetch(stack.url + '/', { headers: header ? { 'accept-language': header } : {} });
+      expect(await r.text(), header).to.include(`<html lang="${lang}">`);
+      expect(r.headers.get('vary'), header).to.match(/accept-language/i);
+    }
+    const cases = [
+      { locale: 'pt-BR', lang: 'pt', viewport: { width: 360, height: 740 }, isMobile: true, title: 'Entrar com o WhatsApp', waiting: 'Aguardando a sua mensagem…', number: 'Nosso número do WhatsApp: +15551234567', wa: /^Abrir o WhatsApp com a mensagem PIN: .* já escrita$/, signedIn: 'Você entrou como Ana Souza' },
+      { locale: 'es-ES', lang: 'es', viewport: { width: 1280, height: 800 }, isMobile: false, title: 'Iniciar sesión con WhatsApp', waiting: 'Esperando tu mensaje…', number: 'Nuestro número de WhatsApp: +15551234567', wa: /^Abrir WhatsApp con el mensaje PIN: .* ya escrito$/, signedIn: 'Sesión iniciada como Ana Souza' },
+    ];
+    for (const c of cases) {
+      const context = await browser.newContext({ locale: c.locale, viewport: c.viewport, isMobile: c.isMobile, hasTouch: c.isMobile, deviceScaleFactor: c.isMobile ? 2 : 1 });
+      const page = await context.newPage();
+      const problems = watchProblems(page);
+      await page.goto(stack.url + '/');
+      await waitStatus(page, 'waiting');
+      expect(await page.getAttribute('html', 'lang')).to.equal(c.lang);
+      expect(await page.textContent('h1')).to.equal(c.title);
+      expect(await page.textContent('#status')).to.equal(c.waiting);
+      expect(await page.textContent('#number')).to.equal(c.number);
+      expect(await page.getAttribute('#wa', 'aria-label')).to.match(c.wa);
+      expect(await page.isVisible('#qr'), 'a QR code on the desktop only').to.equal(!c.isMobile);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(c.viewport.width);
+      for (const sel of ['h1', '.hint', '#status', '#wa', '.countdown', '#number']) expect(await contrast(page, sel), `${c.lang} ${sel}`).to.be.at.least(4.5);
+      expect(await axeViolations(page)).to.deep.equal([]);
+      await page.screenshot({ path: shot(`9-${c.lang}`), fullPage: true });
+      await evolutionChat(stack.url, `PIN: ${await codeOf(page)}`, { phone: randomPhone(), pushName: 'Ana Souza' });
+      await waitStatus(page, 'signed-in');
+      expect(await page.textContent('#profile-title')).to.equal(c.signedIn);
+      expect(await contrast(page, '#status')).to.be.at.least(4.5);
+      expect(await axeViolations(page)).to.deep.equal([]);
+      expect(problems).to.deep.equal([]);
+      await context.close();
+    }
+  });
+
+  it('no page we serve fetches a font, script, style or image from a third party: /, /docs, /admin/queues', async function () {
+    // under a host name, as deployed (a page may behave otherwise on localhost)
+    const hosted = await launch(['--host-resolver-rules=MAP pin-auth.test 127.0.0.1']);
+    const origin = stack.url.replace('127.0.0.1', 'pin-auth.test');
+    const context = await hosted.newContext({ viewport: { width: 1280, height: 800 }, httpCredentials: { username: ADMIN_USER, password: ADMIN_PASSWORD } });
+    try {
+      for (const [path, ready] of [['/', '#app[data-status="waiting"]'], ['/docs', '.swagger-ui .info'], ['/admin/queues', 'text=inbound']] as const) {
+        const page = await context.newPage();
+        const problems = watchProblems(page);
+        const foreign = watchForeignRequests(page, [origin]);
+        const res = (await page.goto(origin + path))!;
+        expect(res.status(), path).to.equal(200);
+        if (path === '/admin/queues') {
+          // the queue dashboard's page: Bull Board's Google Fonts link is gone, and its policy allows no other host
+          expect(await res.text()).to.not.match(/fonts\.googleapis|<link[^>]+https?:/);
+          expect(res.headers()['content-security-policy']).to.match(/font-src 'self' data:/).and.not.match(/https:/);
+        }
+        await page.waitForSelector(ready, { timeout: 20000 });
+        await page.waitForLoadState('networkidle');
+        expect(foreign, path).to.deep.equal([]);
+        // plain http under a host name (production serves HTTPS): Chromium says it ignores the Cross-Origin-Opener-Policy
+        expect(problems.filter((p) => !/Cross-Origin-Opener-Policy header has been ignored/.test(p)), path).to.deep.equal([]);
+        await page.screenshot({ path: shot(`10-own-origin${path.replace(/\//g, '-')}`) });
+        await page.close();
+      }
+    } finally {
+      await hosted.close();
+    }
   });
 
   it('assets: compressed forms (brotli, gzip) that decode to the file, content types, a favicon', async function () {

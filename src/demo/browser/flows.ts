@@ -5,6 +5,7 @@
  */
 import { PinAuthClient, type Profile } from '@pin-auth/client';
 import type { PageFlow } from '../page.js';
+import { fillText, type ScriptTexts } from '../texts.js';
 
 /** A live code's progress before it ends. */
 export type Progress = 'waiting' | 'awaiting-confirmation';
@@ -77,7 +78,7 @@ interface StatusAnswer {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-function interactionFlow(flow: Extract<PageFlow, { kind: 'interaction' }>): Flow {
+function interactionFlow(flow: Extract<PageFlow, { kind: 'interaction' }>, texts: ScriptTexts): Flow {
   let first = true;
   return {
     async next() {
@@ -108,7 +109,7 @@ function interactionFlow(flow: Extract<PageFlow, { kind: 'interaction' }>): Flow
           }
           wait = 1000;
           // the provider's reasons are technical ("interaction session id cookie not found"): said after the way on
-          if (!res.ok) return { kind: 'error', message: `This sign-in can't go on here: please start again from the app. (${body.message ?? `HTTP ${res.status}`})` };
+          if (!res.ok) return { kind: 'error', message: fillText(texts.cannotContinue, { reason: body.message ?? `HTTP ${res.status}` }) };
           if (body.state === 'done' && body.redirectTo) return { kind: 'redirect', to: body.redirectTo };
           if (body.state === 'denied') return { kind: 'ended', status: 'denied', backTo: body.redirectTo };
           if (body.state === 'restart') return { kind: 'ended', status: 'expired' };
@@ -127,4 +128,4 @@ function interactionFlow(flow: Extract<PageFlow, { kind: 'interaction' }>): Flow
   };
 }
 
-export const flowOf = (flow: PageFlow): Flow => (flow.kind === 'client' ? clientFlow(flow.whatsappNumber) : interactionFlow(flow));
+export const flowOf = (flow: PageFlow, texts: ScriptTexts): Flow => (flow.kind === 'client' ? clientFlow(flow.whatsappNumber) : interactionFlow(flow, texts));

@@ -4,16 +4,18 @@
  * end. An expired code is replaced by a new one at once while the page is in view (a few times
  * in a row; then the person asks for one), so a stale code is never left on screen.
  */
-import type { PageFlow } from '../page.js';
+import type { LoginData } from '../page.js';
+import { fillText } from '../texts.js';
 import { flowOf } from './flows.js';
 import { LoginView } from './view.js';
 
 /** new codes drawn without the person doing anything, before the page waits for them */
 const AUTO_RENEWALS = 3;
 
-const data = JSON.parse(document.getElementById('login-data')!.textContent ?? '{}') as PageFlow;
-const flow = flowOf(data);
-const view = new LoginView();
+const data = JSON.parse(document.getElementById('login-data')!.textContent ?? '{}') as LoginData;
+const texts = data.texts;
+const flow = flowOf(data.flow, texts);
+const view = new LoginView(texts, new Set(data.pictured));
 let renewals = 0;
 
 async function run(renewing: boolean): Promise<void> {
@@ -24,11 +26,11 @@ async function run(renewing: boolean): Promise<void> {
   try {
     attempt = await flow.next();
   } catch (err) {
-    view.status('error', `Could not start a sign-in: ${err instanceof Error ? err.message : String(err)}`);
+    view.status('error', fillText(texts.cannotStart, { reason: err instanceof Error ? err.message : String(err) }));
     return;
   }
   view.showCode(attempt);
-  view.status('waiting', renewing ? 'That code expired; this is a new one. Waiting for your message…' : undefined);
+  view.status('waiting', renewing ? texts.renewed : undefined);
   attempt.onProgress((p) => view.status(p));
   const outcome = await attempt.outcome;
   view.stopCountdown();

@@ -5,20 +5,22 @@
  */
 import { renderSVG } from 'uqr';
 import type { Profile } from '@pin-auth/client';
+import { emojiHtml } from '../emoji.js';
+import { fillText, type ScriptTexts } from '../texts.js';
 import type { Attempt, Progress } from './flows.js';
 
 export type Shown = Progress | 'starting' | 'renewing' | 'signed-in' | 'redirecting' | 'expired' | 'denied' | 'failed' | 'error';
 
-const TEXT: Record<Exclude<Shown, 'error'>, string> = {
-  starting: 'Preparing a code…',
-  renewing: 'That code expired. Getting a new one…',
-  waiting: 'Waiting for your message…',
-  'awaiting-confirmation': 'Message received. Please confirm the sign-in in WhatsApp.',
-  'signed-in': 'Signed in.',
-  redirecting: 'Signed in. Taking you back…',
-  expired: 'This code has expired. Get a new code to try again.',
-  denied: 'The sign-in was declined in WhatsApp.',
-  failed: 'The sign-in could not be completed. Get a new code to try again.',
+const TEXT: Record<Exclude<Shown, 'error'>, keyof ScriptTexts> = {
+  starting: 'starting',
+  renewing: 'renewing',
+  waiting: 'waiting',
+  'awaiting-confirmation': 'awaitingConfirmation',
+  'signed-in': 'signedIn',
+  redirecting: 'redirecting',
+  expired: 'expired',
+  denied: 'denied',
+  failed: 'failed',
 };
 const TONE: Partial<Record<Shown, 'good' | 'bad'>> = { 'signed-in': 'good', redirecting: 'good', expired: 'bad', denied: 'bad', failed: 'bad', error: 'bad' };
 const ENDS = new Set<Shown>(['expired', 'denied', 'failed', 'error']);
@@ -33,11 +35,17 @@ export class LoginView {
   private timer: ReturnType<typeof setInterval> | undefined;
   private codes = 0;
 
+  /** `pictured`: the emoji with a picture of ours (src/demo/emoji.ts) */
+  constructor(
+    private readonly texts: ScriptTexts,
+    private readonly pictured: ReadonlySet<string>,
+  ) {}
+
   /** Shows a state; `text` replaces its usual words (errors, a renewed code). */
   status(shown: Shown, text?: string): void {
     this.app.dataset.status = shown;
     const el = $('status');
-    el.textContent = text ?? (shown === 'error' ? '' : TEXT[shown]);
+    el.textContent = text ?? (shown === 'error' ? '' : this.texts[TEXT[shown]]);
     el.className = `status${TONE[shown] ? ' ' + TONE[shown] : ''}`;
     const ended = ENDS.has(shown);
     const live = shown === 'waiting' || shown === 'awaiting-confirmation';
@@ -61,10 +69,10 @@ export class LoginView {
   showCode(a: Attempt): void {
     this.codes += 1;
     this.app.dataset.codes = String(this.codes);
-    $('emoji').textContent = a.emojiString;
+    $('emoji').innerHTML = emojiHtml(a.emojiString, this.pictured);
     const wa = $<HTMLAnchorElement>('wa');
     wa.href = a.waLink;
-    wa.setAttribute('aria-label', `Open WhatsApp with the message ${a.text} typed in`);
+    wa.setAttribute('aria-label', fillText(this.texts.openWhatsAppWith, { text: a.text }));
     $<HTMLImageElement>('qr').src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(renderSVG(a.waLink, { border: 2 }));
     this.countdown(a.expiresIn);
   }

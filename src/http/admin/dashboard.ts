@@ -4,6 +4,28 @@ import type { Middleware, Next, ParameterizedContext } from 'koa';
 export const DASHBOARD_PATH = '/admin/queues';
 
 /** True for the dashboard page and everything under it (assets, its JSON API). */
+/**
+ * The dashboard's page from this origin only. Bull Board's page links its fonts (IBM Plex) from
+ * Google Fonts: the link is taken out of its HTML (its styles fall back to the system's sans
+ * serif and monospace), and its policy allows no other host, so an upgrade that adds another
+ * third-party reference is blocked rather than fetched. Its bundle needs no more than this (the
+ * scripts are files; its styles are partly inline).
+ */
+const THIRD_PARTY_LINK = /<link\b[^>]*\bhref="https?:\/\/[^"]*"[^>]*>/gi;
+const PAGE_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "script-src-attr 'none'",
+  "style-src 'self' 'unsafe-inline'",
+  "font-src 'self' data:",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 export const isDashboardPath = (path: string): boolean => path === DASHBOARD_PATH || path.startsWith(`${DASHBOARD_PATH}/`);
 
 /**
@@ -32,5 +54,9 @@ export function dashboardMiddleware(queues: Queue[]): Middleware {
       throw err;
     });
     await (await board)(ctx, next);
+    if (typeof ctx.body === 'string' && ctx.response.is('html')) {
+      ctx.body = ctx.body.replace(THIRD_PARTY_LINK, '');
+      ctx.set('Content-Security-Policy', PAGE_POLICY);
+    }
   };
 }
