@@ -367,7 +367,7 @@ describe('demo: the login page at / in Chromium, against a production deployment
   });
 
   it('awaiting confirmation, then a declined login (LOGIN_CONFIRMATION=on, the person answers NO)', async function () {
-    const confirm = await startStack({ name: 'page-confirm', webs: 1, workers: 1, defaultLimits: true, env: { ...PRODUCTION_ENV, LOGIN_CONFIRMATION: 'on' } });
+    const confirm = await startStack({ name: 'page-confirm', webs: 1, workers: 1, defaultLimits: true, env: { ...PRODUCTION_ENV, LOGIN_CONFIRMATION: 'on', WHATSAPP_NUMBER: '+15551234567' } });
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
     try {
       // docs/login-page.png is this picture (this deployment keeps the default lifetime, 3:00)

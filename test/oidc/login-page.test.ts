@@ -2,7 +2,7 @@ import http from 'node:http';
 import { expect } from 'chai';
 import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
-import { axeViolations, ensureChromium, launch, shot, watchProblems } from '../demo/browser.js';
+import { axeViolations, emojiPixels, ensureChromium, launch, shot, watchForeignRequests, watchProblems } from '../demo/browser.js';
 import { randomPhone } from '../helpers/flow.js';
 import { evolutionChat, PRODUCTION_ENV } from '../helpers/production.js';
 import { freePort, startStack, type Stack } from '../helpers/processes.js';
@@ -98,12 +98,18 @@ describe('oidc: the login page of an OpenID sign-in, in Chromium, production set
     const { config, url, verifier, state } = await authorize(BRANDED);
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const problems = watchProblems(page);
+    // the service and the app (its logo, its callback): nothing from anyone else
+    const foreign = watchForeignRequests(page, [new URL(issuer).origin, app.url]);
     await page.goto(url.href);
     await waitStatus(page, 'waiting');
     expect(page.url()).to.match(/\/oidc\/interaction\/[^/]+$/);
+    expect(await page.getAttribute('html', 'lang')).to.equal('en');
+    expect(await page.textContent('#number')).to.equal('Our WhatsApp number: +15551234567');
     // the same components as /
     for (const sel of ['#emoji', '#qr', '#wa', '#countdown', '#status']) expect(await page.isVisible(sel), sel).to.equal(true);
     const code = (await page.textContent('#emoji'))!.trim();
+    // the code's emoji in colour, from the service's pictures
+    for (const p of await emojiPixels(page)) expect(p.coloured, p.emoji).to.be.above(0.01);
     expect(await page.getAttribute('#wa', 'href')).to.equal(`https://wa.me/15551234567?text=${encodeURIComponent(`PIN: ${code}`)}`);
     const [m, s] = (await page.textContent('#countdown'))!.split(':').map(Number);
     expect(m! * 60 + s!).to.be.within(1, PIN_TTL);
@@ -135,6 +141,7 @@ describe('oidc: the login page of an OpenID sign-in, in Chromium, production set
     await page.click('button[name="logout"]');
     await page.waitForURL((u) => u.href.startsWith(`${app.url}/signed-out`));
     expect(problems).to.deep.equal([]);
+    expect(foreign).to.deep.equal([]);
     await page.close();
   });
 
@@ -224,5 +231,27 @@ describe('oidc: the login page of an OpenID sign-in, in Chromium, production set
     await page.screenshot({ path: shot('oidc-2-phone'), fullPage: true });
     expect(problems).to.deep.equal([]);
     await page.close();
+  });
+
+  it("in the person's language (Accept-Language): Portuguese and Spanish, phone and desktop, axe (its contrast rule too) as in English", async function () {
+    for (const c of [
+      { locale: 'pt-BR', lang: 'pt', title: 'Entrar no Corner Shop com o WhatsApp', waiting: 'Aguardando a sua mensagem…', phone: true },
+      { locale: 'es', lang: 'es', title: 'Iniciar sesión en Corner Shop con WhatsApp', waiting: 'Esperando tu mensaje…', phone: false },
+    ]) {
+      const { url } = await authorize(BRANDED);
+      const context = await browser.newContext({ locale: c.locale, ...(c.phone ? { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true } : { viewport: { width: 1280, height: 800 } }) });
+      const page = await context.newPage();
+      const problems = watchProblems(page);
+      await page.goto(url.href);
+      await waitStatus(page, 'waiting');
+      expect(await page.getAttribute('html', 'lang')).to.equal(c.lang);
+      expect(await page.textContent('h1')).to.equal(c.title);
+      expect(await page.textContent('#status')).to.equal(c.waiting);
+      expect(await page.isVisible('#qr'), 'a QR code on the desktop only').to.equal(!c.phone);
+      expect(await axeViolations(page)).to.deep.equal([]);
+      await page.screenshot({ path: shot(`oidc-6-${c.lang}`), fullPage: true });
+      expect(problems).to.deep.equal([]);
+      await context.close();
+    }
   });
 });
