@@ -7,7 +7,8 @@ import { escapeHtml } from './html.js';
  * (@twemoji/svg, graphics CC-BY 4.0), served from this origin as `/demo/emoji/<code point>.svg`.
  * The emoji stays text: it sits in its picture, transparent, so it is what is read aloud,
  * selected and copied. Anything else (a client's own emoji) is left as text.
- * Rendered by the server (page.ts) and by the page's script (browser/view.ts) alike.
+ * Rendered by the server (page.ts) and by the page's script (browser/view.ts) alike; the
+ * picture is a style attribute, which both pages' Content-Security-Policy allows (inline styles).
  */
 export const EMOJI_IMAGES_PATH = '/demo/emoji';
 
