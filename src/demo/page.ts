@@ -2,7 +2,7 @@ import { EMOJI_ALPHABET } from '../registrations/emoji-alphabet.js';
 import { brandCss, type Brand } from './brand.js';
 import { emojiHtml } from './emoji.js';
 import { escapeHtml } from './html.js';
-import { fillText, PAGE_TEXTS, scriptTexts, type PageLanguage, type ScriptTexts } from './texts.js';
+import { fillText, PAGE_TEXTS, scriptTexts, type PageLanguage, type PageTexts, type ScriptTexts } from './texts.js';
 
 export { escapeHtml };
 
@@ -11,9 +11,9 @@ export { escapeHtml };
  * code and a wa.me link with the message typed in, the number to write to, the code's
  * countdown, a live status (waiting, awaiting confirmation, signed in, denied, expired → a new
  * code, errors), branded for whoever asks, in the person's language (texts.ts). On a phone the
- * button comes first and there is no QR code (style.css). The markup is rendered here; the script (src/demo/browser/, served as
- * /demo/app.js) drives it from the JSON in `#login-data`, with the typed client at `/` or the
- * interaction's status URL.
+ * button comes first and there is no QR code (style.css). The markup is rendered here; the
+ * script (src/demo/browser/, served as /demo/app.js) drives it from the JSON in `#login-data`,
+ * with the typed client at `/` or the interaction's status URL.
  */
 export type PageFlow =
   /** `/`: the script registers a code with the typed client, then shows the profile */
@@ -50,7 +50,7 @@ export function imageOrigins(model: LoginPageModel): string[] {
 }
 
 /** `/` only: who signed in, and a way out. */
-const profile = (t: (typeof PAGE_TEXTS)[PageLanguage]): string => {
+const profile = (t: PageTexts): string => {
   const [before, after] = escapeHtml(t.signedInAs).split('{who}') as [string, string?];
   return `  <section id="profile" aria-labelledby="profile-title" hidden>
     <h2 id="profile-title" tabindex="-1">${before}<span id="who"></span>${after ?? ''}</h2>

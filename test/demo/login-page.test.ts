@@ -343,7 +343,7 @@ describe('demo: the login page at / in Chromium, against a production deployment
     }
   });
 
-  it('assets: compressed forms (brotli, gzip) that decode to the file, content types, a favicon', async function () {
+  it('assets: compressed forms (brotli, gzip) that decode to the file, content types, a favicon, the 64 emoji pictures', async function () {
     const get = (p: string, encoding?: string) => fetch(stack.url + p, { headers: encoding ? { 'accept-encoding': encoding } : {} });
     for (const [file, type] of [['/demo/app.js', 'application/javascript'], ['/demo/style.css', 'text/css'], ['/demo/favicon.svg', 'image/svg+xml'], ['/', 'text/html']] as const) {
       const plain = await get(file, 'identity');
@@ -360,6 +360,14 @@ describe('demo: the login page at / in Chromium, against a production deployment
         expect(decode(body).equals(identity), `${file} ${encoding}`).to.equal(true);
       }
     }
+    // the code's emoji pictures: one for each emoji of the alphabet, nothing else of the package
+    for (const e of EMOJI_ALPHABET) {
+      const r = await get(`/demo/emoji/${e.codePointAt(0)!.toString(16)}.svg`);
+      expect(r.status, e).to.equal(200);
+      expect(r.headers.get('content-type'), e).to.equal('image/svg+xml');
+      expect(await r.text(), e).to.match(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    }
+    for (const other of ['1f600.svg', 'package.json', '..%2Fpackage.json', 'license']) expect((await get(`/demo/emoji/${other}`)).status, other).to.equal(404);
     const icon = await get('/favicon.ico');
     expect(icon.status).to.equal(200);
     expect(icon.headers.get('content-type')).to.equal('image/x-icon');
