@@ -6,7 +6,7 @@
  */
 import type { LoginData } from '../page.js';
 import { fillText } from '../texts.js';
-import { flowOf } from './flows.js';
+import { flowOf, type Progress } from './flows.js';
 import { LoginView } from './view.js';
 
 /** new codes drawn without the person doing anything, before the page waits for them */
@@ -31,7 +31,12 @@ async function run(renewing: boolean): Promise<void> {
   }
   view.showCode(attempt);
   view.status('waiting', renewing ? texts.renewed : undefined);
-  attempt.onProgress((p) => view.status(p));
+  // a change only: a flow may repeat the state it is in (a listener hears the current one, a poll
+  // answers "pending" again), which would replace the words a renewed code is shown with
+  let progress: Progress = 'waiting';
+  attempt.onProgress((p) => {
+    if (p !== progress) view.status((progress = p));
+  });
   const outcome = await attempt.outcome;
   view.stopCountdown();
   switch (outcome.kind) {
