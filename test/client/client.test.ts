@@ -216,6 +216,8 @@ describe('client: confirmation in the chat (LOGIN_CONFIRMATION=on)', function ()
     const b = await signIn();
     const listed = await client.sessions(b);
     expect(listed.map((s) => s.current)).to.have.members([true, false]);
+    // registered over the socket, whose handshake names the client (ws alone sends no User-Agent)
+    expect(listed.map((s) => s.device)).to.deep.equal(['Node.js app', 'Node.js app']);
     await client.endSession(b, listed.find((s) => !s.current)!.id);
     expect((await rejection(client.profile(a))).code).to.equal('AUTHENTICATION_FAILED');
     expect((await rejection(client.endSession(b, 'no-such-session'))).code).to.equal('SESSION_NOT_FOUND');

@@ -19,6 +19,14 @@ interface CheckAnswer {
 }
 
 /** Codes that end a login for good, and the status each one means. */
+/**
+ * Outside a browser, the socket's handshake names the client: ws (socket.io-client's websocket
+ * in Node) sends no User-Agent, so the chat's confirmation question could only say "unnamed app".
+ * A browser sends its own and ignores these headers.
+ */
+const nodeVersion = typeof document === 'undefined' ? (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node : undefined;
+const SOCKET_HEADERS = nodeVersion ? { extraHeaders: { 'user-agent': `pin-auth-client (Node.js ${nodeVersion})` } } : {};
+
 const ENDS: Partial<Record<PinAuthErrorCode, LoginStatus>> = {
   PIN_EXPIRED: 'expired',
   LOGIN_DENIED: 'denied',
@@ -174,7 +182,7 @@ export class Login {
 
   /** Resolves once connected, or after connectTimeoutMs with the socket still trying in the background. */
   private async connect(): Promise<Socket> {
-    const socket = io(this.opts.baseUrl, { transports: ['websocket'], reconnectionDelayMax: 2000 });
+    const socket = io(this.opts.baseUrl, { transports: ['websocket'], reconnectionDelayMax: 2000, ...SOCKET_HEADERS });
     this.socket = socket;
     socket.on('connect', () => {
       // a reconnect: re-join (the poll loop slows down by itself)

@@ -33,6 +33,7 @@ describe('core unit: chat intents, reply texts, origins', function () {
       ['undici', 'Node.js app'],
       ['node-XMLHttpRequest', 'Node.js app'],
       ['axios/1.7.2', 'Node.js app'],
+      ['pin-auth-client (Node.js v20.20.2)', 'Node.js app'],
       ['Deno/2.1.4', 'Deno app'],
       ['Bun/1.1.38', 'Bun app'],
       ['python-requests/2.32.3', 'Python app'],
