@@ -13,13 +13,14 @@ import { ingestion } from './bench/scenarios/ingestion.js';
 import { login } from './bench/scenarios/login.js';
 import { loginCosts } from './bench/scenarios/login-cost.js';
 import { memory } from './bench/scenarios/memory.js';
+import { pipeline } from './bench/scenarios/pipeline.js';
 import { Stack, stopOnInterrupt } from './bench/stack.js';
 
 /**
- * `npm run bench [-- --quick] [-- --only=ingestion,login,endpoints,memory,cost] [-- --profile] [-- --out=dir]`:
+ * `npm run bench [-- --quick] [-- --only=ingestion,login,pipeline,endpoints,memory,cost] [-- --profile] [-- --out=dir]`:
  * the service (two web nodes, one to four workers, built JavaScript, production settings) on
- * loopback beside a bare Koa baseline, every figure printed beside its target, the curves as
- * tables, all written to bench/results/latest.json and drawn in latest.html beside it.
+ * loopback beside two baselines (bare Koa; the simplest pipeline from webhook to socket), every
+ * figure printed beside its target, the curves as tables, all written to bench/results/latest.json and drawn in latest.html beside it.
  * Build first (`npm run build`); this builds nothing.
  */
 let opts: ReturnType<typeof parseArgs>;
@@ -53,6 +54,7 @@ try {
   for (const name of opts.scenarios) {
     if (name === 'ingestion') figures.ingestion = await ingestion(ctx);
     if (name === 'login') figures.login = await login(ctx);
+    if (name === 'pipeline') figures.pipeline = await pipeline(ctx);
     if (name === 'endpoints') figures.endpoints = await endpoints(ctx);
     if (name === 'memory') figures.memory = await memory(ctx);
     if (name === 'cost') figures.cost = await loginCosts(ctx);

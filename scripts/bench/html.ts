@@ -97,7 +97,7 @@ export function charts(f: Figures): Chart[] {
 export function renderHtml(meta: Record<string, unknown>, figures: Figures, all: Row[]): string {
   const list = charts(figures);
   const targetRows = all
-    .map((r) => `<tr class="${r.pass === undefined ? '' : r.pass ? 'pass' : 'miss'}"><td>${escape(r.section)}</td><td>${escape(r.figure)}</td><td>${escape(`${r.value === null ? '—' : r.value.toLocaleString('en')} ${r.unit}`)}</td><td>${escape(r.target ?? '')}</td><td>${r.pass === undefined ? '' : r.pass ? 'pass' : 'MISS'}</td></tr>`)
+    .map((r) => `<tr class="${r.pass === undefined ? '' : r.pass ? 'pass' : 'miss'}"><td>${escape(r.section)}</td><td>${escape(r.figure)}</td><td>${escape(`${r.value === null ? '—' : r.value.toLocaleString('en')} ${r.unit}`)}</td><td>${escape(r.target ?? '')}</td><td>${r.pass === undefined ? '' : r.pass ? 'met' : 'not met'}</td></tr>`)
     .join('\n');
   const sections = list.map((c) => `<section><h2>${escape(c.title)}</h2><p>${escape(c.note)}</p><div class="chart" id="chart-${c.id}"></div></section>`).join('\n');
   const tables = curveTables(figures)

@@ -10,7 +10,7 @@
  * the baseline and the service: how the ratios move with the number of clients in flight.
  */
 // `cost` runs last: its replies leave keys that expire within minutes, which would move the memory curves
-export const SCENARIOS = ['ingestion', 'login', 'endpoints', 'memory', 'cost'] as const;
+export const SCENARIOS = ['ingestion', 'login', 'pipeline', 'endpoints', 'memory', 'cost'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 export type Mode = 'full' | 'quick' | 'smoke';
 
@@ -26,6 +26,16 @@ export interface Sizes {
   /** seconds each rate is held, and how much of the start is warm-up (left out of p50/p99) */
   loginSeconds: number;
   loginWarmupSeconds: number;
+  /** beside the simplest pipeline: steps of each side at each rate (alternating), their seconds and warm-up */
+  pipelineRounds: number;
+  pipelineSeconds: number;
+  pipelineWarmupSeconds: number;
+  /** the sustained-rate search: first rate, highest rate tried, bisections once a step failed, each step's seconds and warm-up */
+  sustainStart: number;
+  sustainMax: number;
+  sustainBisections: number;
+  sustainSeconds: number;
+  sustainWarmupSeconds: number;
   /** worker processes for the throughput curve, and the backlog each count drains */
   workerCounts: number[];
   workerLogins: number;
@@ -78,6 +88,16 @@ const QUICK: Sizes = {
   // slowest, not the fourth (1 s steps read p99 13–16 ms for one build within an hour)
   loginSeconds: 3,
   loginWarmupSeconds: 1,
+  // 450 measured logins a side at 100/s, 900 at 200/s: p99 is the fifth / ninth slowest
+  pipelineRounds: 3,
+  pipelineSeconds: 2,
+  pipelineWarmupSeconds: 0.5,
+  // 100 → 200 → … until one fails, then 3 bisections: within an eighth of the last doubling
+  sustainStart: 100,
+  sustainMax: 6400,
+  sustainBisections: 3,
+  sustainSeconds: 3,
+  sustainWarmupSeconds: 1,
   // 4 workers on two cores only share them: the full run draws that point
   workerCounts: [1, 2],
   workerLogins: 500,
@@ -102,6 +122,14 @@ const FULL: Sizes = {
   loginRates: [250, 500, 1000, 1500, 2000, 3000, 4000, 6000],
   loginSeconds: 5,
   loginWarmupSeconds: 2,
+  pipelineRounds: 3,
+  pipelineSeconds: 6,
+  pipelineWarmupSeconds: 2,
+  sustainStart: 100,
+  sustainMax: 12_800,
+  sustainBisections: 4,
+  sustainSeconds: 5,
+  sustainWarmupSeconds: 2,
   workerCounts: [1, 2, 4],
   workerLogins: 10_000,
   workerRepeats: 3,
@@ -126,6 +154,15 @@ const SMOKE: Sizes = {
   loginRates: [50, 100],
   loginSeconds: 0.6,
   loginWarmupSeconds: 0.2,
+  pipelineRounds: 1,
+  pipelineSeconds: 0.6,
+  pipelineWarmupSeconds: 0.2,
+  // 100 then 200: the search's both branches (a step sustained, the highest tried) in two steps a side
+  sustainStart: 100,
+  sustainMax: 200,
+  sustainBisections: 0,
+  sustainSeconds: 0.6,
+  sustainWarmupSeconds: 0.2,
   workerCounts: [1, 2],
   workerLogins: 60,
   workerRepeats: 2,

@@ -8,6 +8,7 @@ import type { IngestionFigures } from './scenarios/ingestion.js';
 import type { LoginFigures } from './scenarios/login.js';
 import type { CostMode, CostPoint } from './scenarios/login-cost.js';
 import type { MemoryFigures } from './scenarios/memory.js';
+import type { PathFigures, PipelineFigures, SustainSide } from './scenarios/pipeline.js';
 import { round } from './stats.js';
 
 /**
@@ -17,6 +18,8 @@ import { round } from './stats.js';
 export interface Figures {
   ingestion?: IngestionFigures;
   login?: LoginFigures;
+  /** the service beside the simplest pipeline, alternately: latency at 100 and 200/s, the rate one worker sustains */
+  pipeline?: PipelineFigures;
   endpoints?: EndpointFigures;
   memory?: MemoryFigures;
   /** one worker: what a login costs with confirmation off, with the reply, with confirmation on */
@@ -45,6 +48,10 @@ export const TARGETS = {
   /** the fixed rate the p50/p99 targets are read at */
   loginRate: 500,
   workerLoginsPerSecond: 4000,
+  /** service ÷ simplest pipeline, webhook → auth-success, at each rate: p50 and p99 at most */
+  pipelineLatency: { 100: { p50: 1.3, p99: 1.5 }, 200: { p50: 2, p99: 2 } } as Record<number, { p50: number; p99: number }>,
+  /** service ÷ simplest pipeline, the rate one worker sustains: at least */
+  pipelineSustained: 0.8,
   bytesPerItem: 1024,
   rssMB: 200,
   rssSockets: 10_000,
@@ -112,6 +119,19 @@ export function rows(f: Figures): Row[] {
     const lost = f.login.workers.reduce((a, w) => a + w.lost, 0);
     add(s, 'logins lost in the worker runs', lost, '', target(lost, '=', 0));
   }
+  if (f.pipeline) {
+    const s = 'beside the simplest pipeline';
+    for (const c of f.pipeline.rates) {
+      const t = TARGETS.pipelineLatency[c.rate];
+      const rtt = `; Redis round trip p50 ${c.service.redisRtt.p50} / ${c.pipeline.redisRtt.p50} ms`;
+      add(s, `webhook → auth-success p50 at ${c.rate}/s, service / pipeline`, c.p50Ratio, `(${c.service.p50} / ${c.pipeline.p50} ms${rtt})`, t && target(c.p50Ratio, '≤', t.p50));
+      add(s, `webhook → auth-success p99 at ${c.rate}/s, service / pipeline`, c.p99Ratio, `(${c.service.p99} / ${c.pipeline.p99} ms)`, t && target(c.p99Ratio, '≤', t.p99));
+    }
+    const { service, pipeline, ratio, p99BoundMs } = f.pipeline.sustained;
+    add(s, 'logins/s one worker sustains, service / pipeline', ratio, `(${sustainedText(service)} / ${sustainedText(pipeline)} logins/s: p99 ≤ ${p99BoundMs} ms, none lost)`, target(ratio, '≥', TARGETS.pipelineSustained));
+    const lost = f.pipeline.rates.reduce((a, c) => a + c.service.missing + c.service.webhookFailures, 0);
+    add(s, 'service logins lost or refused at 100 and 200/s', lost, '', target(lost, '=', 0));
+  }
   if (f.cost) {
     const s = 'cost per login';
     const confirmed = f.cost.find((c) => c.mode === 'confirmed');
@@ -148,6 +168,9 @@ export function rows(f: Figures): Row[] {
   return out;
 }
 
+/** A sustained rate: "≥ 6,400" when the search ended still sustained, "—" when none was. */
+const sustainedText = (side: SustainSide): string => (side.rate === null ? '—' : `${side.capped ? '≥ ' : ''}${side.rate.toLocaleString('en')}`);
+
 /** A plain text table (columns padded, numbers as given). */
 export function textTable(head: string[], cells: string[][]): string {
   const widths = head.map((h, c) => Math.max(h.length, ...cells.map((row) => [...(row[c] ?? '')].length)));
@@ -162,7 +185,7 @@ const range = ([lo, hi]: [number, number]): string => (lo === hi ? n(lo) : `${n(
 export function table(all: Row[]): string {
   return textTable(
     ['section', 'figure', 'value', 'target', ''],
-    all.map((r) => [r.section, r.figure, `${n(r.value)} ${r.unit}`.trim(), r.target ?? '', r.pass === undefined ? '' : r.pass ? 'pass' : 'MISS']),
+    all.map((r) => [r.section, r.figure, `${n(r.value)} ${r.unit}`.trim(), r.target ?? '', r.pass === undefined ? '' : r.pass ? 'met' : 'not met']),
   );
 }
 
@@ -253,6 +276,38 @@ export function curveTables(f: Figures): string[] {
             `${n(p.redisRtt.p50)} / ${n(p.redisRtt.p99)}`,
             String(p.missing + p.webhookFailures),
             p.saturated ? 'yes' : '',
+          ]),
+        ),
+    );
+  }
+  if (f.pipeline) {
+    const side = (p: PathFigures): string[] => [n(p.p50), n(p.p99), n(p.workerCpuPerLogin), `${n(p.redisRtt.p50)} / ${n(p.redisRtt.p99)}`];
+    out.push(
+      'Webhook → auth-success beside the simplest pipeline (one worker each; sockets on web-1, webhooks to web-2; alternating steps, pooled)\n' +
+        textTable(
+          ['offered/s', 'logins a side', 'service p50 / p99 ms', 'pipeline p50 / p99 ms', 'p50 ratio', 'target', 'p99 ratio', 'target', 'rounds p50 ratio', 'rounds p99 ratio', 'worker CPU ms/login', 'pipeline', 'Redis round trip p50 / p99 ms', 'pipeline'],
+          f.pipeline.rates.map((c) => {
+            const [sp50, sp99, scpu, srtt] = side(c.service);
+            const [pp50, pp99, pcpu, prtt] = side(c.pipeline);
+            const t = TARGETS.pipelineLatency[c.rate];
+            const rounds = (k: 'p50' | 'p99'): string => c.roundRatios.map((r) => n(r[k])).join(' / ');
+            return [n(c.rate), `${n(c.service.count)} / ${n(c.pipeline.count)}`, `${sp50} / ${sp99}`, `${pp50} / ${pp99}`, n(c.p50Ratio), t ? `≤ ${t.p50}` : '', n(c.p99Ratio), t ? `≤ ${t.p99}` : '', rounds('p50'), rounds('p99'), scpu!, pcpu!, srtt!, prtt!];
+          }),
+        ),
+    );
+    const { service, pipeline, p99BoundMs } = f.pipeline.sustained;
+    out.push(
+      `Rate one worker sustains (every login, every webhook accepted, the rate held, p99 ≤ ${p99BoundMs} ms): the steps of each search, in order\n` +
+        textTable(
+          ['side', 'offered/s', 'achieved/s', 'p50 ms', 'p99 ms', 'missing / refused', 'sustained'],
+          [...service.steps.map((st) => ['service', st] as const), ...pipeline.steps.map((st) => ['pipeline', st] as const)].map(([name, st]) => [
+            name,
+            n(st.rate),
+            n(st.achievedRate),
+            n(st.p50),
+            n(st.p99),
+            `${st.missing} / ${st.webhookFailures}`,
+            st.sustained ? 'yes' : 'no',
           ]),
         ),
     );

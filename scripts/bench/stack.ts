@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { startBaseline } from './baseline.js';
+import { SimplePipeline } from './simple-baseline.js';
 import { answers, freePort, procfileScript, rssBytes, spawnNode, stopChild, waitUntil, type Child } from './processes.js';
 import { keys } from '../../src/redis/keys.js';
 import { benchRedis, cleanPrefix, QueueProbe, REDIS_URL } from './redis.js';
 
 /**
- * The service under test (and the bare Koa baseline beside it): two web nodes and (when asked) one worker, started from the built
+ * The service under test (and the bare Koa baseline and the simplest pipeline beside it): two web nodes and (when asked) one worker, started from the built
  * JavaScript as production runs it (several workers for the scaling curve), under a KEY_PREFIX of the benchmark's own, with rate limits
  * raised so they never answer for the load generator.
  */
@@ -163,6 +164,14 @@ export class Stack {
 
   private baselineChild: Promise<Child> | undefined;
 
+  /** The simplest pipeline (simple-pipeline.ts), started on first use and kept for the run (stopped with the stack). */
+  simplePipeline(): Promise<SimplePipeline> {
+    this.simple ??= SimplePipeline.start(this.prefix, this.webhookSecret);
+    return this.simple;
+  }
+
+  private simple: Promise<SimplePipeline> | undefined;
+
   /** The last lines each process printed, if any. */
   output(): string[] {
     return this.printed;
@@ -181,8 +190,10 @@ export class Stack {
 
   private async stopAll(): Promise<number> {
     const baseline = await this.baselineChild?.catch(() => undefined);
-    await Promise.all([...this.webs.map((w) => stopChild(w)), this.stopWorkers(), baseline ? stopChild(baseline) : undefined]);
+    const simple = await this.simple?.catch(() => undefined);
+    await Promise.all([...this.webs.map((w) => stopChild(w)), this.stopWorkers(), baseline ? stopChild(baseline) : undefined, simple?.stop()]);
     for (const w of this.webs) if (w.tail().trim()) this.printed.push(`${w.name}: ${w.tail().trim().split('\n').slice(-3).join(' | ')}`);
+    if (simple) this.printed.push(...simple.output());
     await this.inbound.close().catch(() => undefined);
     const redis = benchRedis();
     try {

@@ -14,7 +14,7 @@ import { REDIS_URL } from '../helpers/redis.js';
 interface Report {
   mode: string;
   complete: boolean;
-  targets: Array<{ figure: string; target: string }>;
+  targets: Array<{ figure: string; target: string; value: number | null; pass: boolean }>;
   ceilings: Array<{ endpoint: string; cryptoMs: number; floorSumMs: number; baselineSumMs: number; ceiling: number; ratio: number }>;
   figures: {
     crypto: { es256Sign: number; hmacToken: number; hmacPin: number; sha256Emoji: number; hmacWebhook: number };
@@ -22,6 +22,10 @@ interface Report {
     login: {
       latency: Array<{ rate: number; clients: number; missing: number; saturated: boolean; legs: { jobs: number } & Record<'accept' | 'intake' | 'queued' | 'worker' | 'delivery', { p50: number }>; redisRtt: { p50: number; p99: number } }>;
       workers: Array<{ workers: number; loggedIn: number; logins: number; redisCommandsPerLogin: number; perSecond: number; runs: number[] }>;
+    };
+    pipeline: {
+      rates: Array<{ rate: number; service: PathFigures; pipeline: PathFigures; p50Ratio: number; p99Ratio: number; roundRatios: Array<{ p50: number; p99: number }> }>;
+      sustained: { p99BoundMs: number; service: SustainSide; pipeline: SustainSide; ratio: number | null };
     };
     cost: Array<{ mode: string; loggedIn: number; logins: number; messagesPerLogin: number; redisCommandsPerLogin: number }>;
     endpoints: Record<
@@ -41,6 +45,23 @@ interface Report {
       idle: { sockets: number; seconds: number; medianMB: number; minMB: number; maxMB: number } | null;
     };
   };
+}
+
+/** One side of the comparison with the simplest pipeline at a rate. */
+interface PathFigures {
+  p50: number;
+  p99: number;
+  count: number;
+  missing: number;
+  webhookFailures: number;
+  redisRtt: { p50: number; p99: number };
+  rounds: Array<{ p50: number; p99: number }>;
+}
+
+interface SustainSide {
+  rate: number | null;
+  capped: boolean;
+  steps: Array<{ rate: number; p99: number; missing: number; webhookFailures: number; sustained: boolean }>;
 }
 
 /** The two sides of a figure compared with bare Koa. */
@@ -115,6 +136,55 @@ describe('benchmark report (smoke sizes)', function () {
     expect(memory.sessions.bytesPerSession).to.be.greaterThan(0);
   });
 
+  it('compares the service with the simplest pipeline, alternately, at 100 and 200 logins/s and in the rate one worker sustains', () => {
+    const { rates, sustained } = report.figures.pipeline;
+    expect(rates.map((c) => c.rate)).to.deep.equal([100, 200]);
+    for (const c of rates) {
+      for (const [name, side] of [['service', c.service], ['pipeline', c.pipeline]] as const) {
+        // every login of both paths arrives; each side measured in its own step of every round (smoke: one)
+        expect(side.count, `${name} at ${c.rate}/s`).to.be.greaterThan(0);
+        expect(side.missing + side.webhookFailures, `${name} at ${c.rate}/s`).to.equal(0);
+        expect(side.rounds, `${name} at ${c.rate}/s`).to.have.length(1);
+        expect(side.p50).to.be.greaterThan(0).and.at.most(side.p99);
+        expect(side.redisRtt.p50, `${name} round trip`).to.be.greaterThan(0).and.at.most(side.redisRtt.p99);
+      }
+      expect(c.p50Ratio, `${c.rate}/s`).to.be.closeTo(c.service.p50 / c.pipeline.p50, 0.01);
+      expect(c.p99Ratio, `${c.rate}/s`).to.be.closeTo(c.service.p99 / c.pipeline.p99, 0.01);
+      expect(c.roundRatios).to.have.length(1);
+    }
+    // each search starts at 100/s; smoke tries no rate past 200 and bisects nothing
+    expect(sustained.p99BoundMs).to.equal(250);
+    for (const [name, side] of [['service', sustained.service], ['pipeline', sustained.pipeline]] as const) {
+      expect(side.steps[0]?.rate, name).to.equal(100);
+      for (const st of side.steps) {
+        expect(st.rate, name).to.be.at.most(200);
+        // sustained means every login arrived, every webhook was accepted and p99 stayed under the bound
+        if (st.sustained) expect(st.missing + st.webhookFailures, `${name} at ${st.rate}/s`).to.equal(0);
+        if (st.sustained) expect(st.p99, `${name} at ${st.rate}/s`).to.be.at.most(sustained.p99BoundMs);
+      }
+      const ok = side.steps.filter((st) => st.sustained).map((st) => st.rate);
+      expect(side.rate, name).to.equal(ok.length ? Math.max(...ok) : null);
+      // capped: the search ended at its highest rate, still sustained (no step failed)
+      expect(side.capped, name).to.equal(side.rate !== null && side.steps.every((st) => st.sustained));
+    }
+    if (sustained.service.rate !== null && sustained.pipeline.rate !== null) expect(sustained.ratio).to.be.closeTo(sustained.service.rate / sustained.pipeline.rate, 0.01);
+    else expect(sustained.ratio).to.equal(null);
+    // each ratio is judged against the issue's target
+    const targets = Object.fromEntries(report.targets.map((t) => [t.figure, t]));
+    const expected: Array<[string, string, number | null]> = [
+      ['webhook → auth-success p50 at 100/s, service / pipeline', '≤ 1.3', rates[0]!.p50Ratio],
+      ['webhook → auth-success p99 at 100/s, service / pipeline', '≤ 1.5', rates[0]!.p99Ratio],
+      ['webhook → auth-success p50 at 200/s, service / pipeline', '≤ 2', rates[1]!.p50Ratio],
+      ['webhook → auth-success p99 at 200/s, service / pipeline', '≤ 2', rates[1]!.p99Ratio],
+      ['logins/s one worker sustains, service / pipeline', '≥ 0.8', sustained.ratio],
+    ];
+    for (const [figure, target, value] of expected) {
+      expect(targets[figure], figure).to.include({ target, value });
+      const limit = Number(target.slice(2));
+      expect(targets[figure]!.pass, figure).to.equal(value !== null && (target.startsWith('≤') ? value <= limit : value >= limit));
+    }
+  });
+
   it('compares every client endpoint with bare Koa, every request answered', () => {
     const eps = report.figures.endpoints;
     expect(Object.keys(eps).sort()).to.deep.equal(['checkPending', 'checkVerified', 'profile', 'refresh', 'registerPin']);
@@ -169,7 +239,7 @@ describe('benchmark report (smoke sizes)', function () {
   });
 
   it('prints the figures and each curve as a table', () => {
-    for (const title of ['Throughput per endpoint', 'CPU ms per request of every process', 'Logins/s against worker processes', 'Cost per login, one worker', 'Webhook → auth-success against offered load', 'Redis memory against active registrations', 'web-1 RSS against sockets']) {
+    for (const title of ['Webhook → auth-success beside the simplest pipeline', 'Rate one worker sustains', 'Throughput per endpoint', 'CPU ms per request of every process', 'Logins/s against worker processes', 'Cost per login, one worker', 'Webhook → auth-success against offered load', 'Redis memory against active registrations', 'web-1 RSS against sockets']) {
       expect(stdout).to.include(title);
     }
   });
