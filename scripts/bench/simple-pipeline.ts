@@ -101,5 +101,6 @@ function startWorker(): void {
   });
 }
 
+// started last, once every constant above is defined
 if (process.env.ROLE === 'worker') startWorker();
 else startWeb();
