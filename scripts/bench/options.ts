@@ -88,9 +88,9 @@ const QUICK: Sizes = {
   // slowest, not the fourth (1 s steps read p99 13–16 ms for one build within an hour)
   loginSeconds: 3,
   loginWarmupSeconds: 1,
-  // 450 measured logins a side at 100/s, 900 at 200/s: p99 is the fifth / ninth slowest
-  pipelineRounds: 3,
-  pipelineSeconds: 2,
+  // 250 measured logins a round at 100/s, 500 at 200/s: p99 is the third / fifth slowest
+  pipelineRounds: 4,
+  pipelineSeconds: 3,
   pipelineWarmupSeconds: 0.5,
   // 100 → 200 → … until one fails, then 3 bisections: within an eighth of the last doubling
   sustainStart: 100,

@@ -283,7 +283,7 @@ export function curveTables(f: Figures): string[] {
   if (f.pipeline) {
     const side = (p: PathFigures): string[] => [n(p.p50), n(p.p99), n(p.workerCpuPerLogin), `${n(p.redisRtt.p50)} / ${n(p.redisRtt.p99)}`];
     out.push(
-      'Webhook → auth-success beside the simplest pipeline (one worker each; sockets on web-1, webhooks to web-2; alternating steps, pooled)\n' +
+      'Webhook → auth-success beside the simplest pipeline (one worker each; sockets on web-1, webhooks to web-2; alternating steps, medians of the rounds)\n' +
         textTable(
           ['offered/s', 'logins a side', 'service p50 / p99 ms', 'pipeline p50 / p99 ms', 'p50 ratio', 'target', 'p99 ratio', 'target', 'rounds p50 ratio', 'rounds p99 ratio', 'worker CPU ms/login', 'pipeline', 'Redis round trip p50 / p99 ms', 'pipeline'],
           f.pipeline.rates.map((c) => {

@@ -1,7 +1,7 @@
 import type { BenchContext } from '../context.js';
 import { openLoop, SocketPool, type LoginPath, type OpenLoopRun } from '../open-loop.js';
 import type { SimplePipeline } from '../simple-baseline.js';
-import { round, summarise } from '../stats.js';
+import { median, round, summarise } from '../stats.js';
 import { servicePath } from './login.js';
 
 /**
@@ -9,8 +9,9 @@ import { servicePath } from './login.js';
  * two web nodes and one worker, measured alternately in the same run (service, pipeline,
  * service, pipeline…) so whatever else the machine does hits both alike:
  * - webhook → `auth-success` p50 and p99 at each of PIPELINE_RATES, open loop (open-loop.ts),
- *   `pipelineRounds` steps a side, their measured logins pooled; each figure a ratio
- *   service / pipeline;
+ *   `pipelineRounds` rounds of one step a side; each ratio service / pipeline is the median of
+ *   the rounds' ratios (one disturbed round does not move it), each side's p50 and p99 the
+ *   median of its rounds';
  * - the highest rate one worker sustains: a step is sustained when every login arrives, every
  *   webhook is accepted, the offered rate is held (≥ 95 %) and p99 ≤ SUSTAIN_P99_MS. Each side
  *   doubles its rate from `sustainStart` until a step is not sustained (or past `sustainMax`),
@@ -21,17 +22,19 @@ export const PIPELINE_RATES = [100, 200] as const;
 /** a person's wait at its worst 1 %: past it, a rate is not sustained */
 export const SUSTAIN_P99_MS = 250;
 
-/** One side's figures at a rate: its measured logins pooled over the rounds. */
+/** One side's figures at a rate over the rounds. */
 export interface PathFigures {
+  /** medians of the rounds' p50 and p99 */
   p50: number;
   p99: number;
+  /** the slowest login of all rounds */
   max: number;
   /** measured logins (warm-up left out) */
   count: number;
   missing: number;
   webhookFailures: number;
   workerCpuPerLogin: number;
-  /** the Redis round trip meanwhile, pooled */
+  /** the Redis round trip meanwhile, over all rounds */
   redisRtt: { p50: number; p99: number };
   /** each round's p50 and p99 */
   rounds: Array<{ p50: number; p99: number }>;
@@ -41,10 +44,10 @@ export interface RateComparison {
   rate: number;
   service: PathFigures;
   pipeline: PathFigures;
-  /** service ÷ pipeline, over the pooled logins */
+  /** service ÷ pipeline: the median of the rounds' ratios */
   p50Ratio: number;
   p99Ratio: number;
-  /** each round's ratios (service's step ÷ the pipeline's step after it): how far one round strays */
+  /** each round's ratios (the service's step ÷ the pipeline's step after it): how far one round strays */
   roundRatios: Array<{ p50: number; p99: number }>;
 }
 
@@ -93,10 +96,12 @@ export async function pipeline(ctx: BenchContext): Promise<PipelineFigures> {
         runs.service.push(await step(ctx, service, rate, sizes.pipelineSeconds, sizes.pipelineWarmupSeconds));
         runs.pipeline.push(await step(ctx, baseline, rate, sizes.pipelineSeconds, sizes.pipelineWarmupSeconds));
       }
-      const s = pooled(runs.service);
-      const p = pooled(runs.pipeline);
-      const roundRatios = s.rounds.map((sr, i) => ({ p50: round(sr.p50 / p.rounds[i]!.p50, 2), p99: round(sr.p99 / p.rounds[i]!.p99, 2) }));
-      rates.push({ rate, service: s, pipeline: p, p50Ratio: round(s.p50 / p.p50, 2), p99Ratio: round(s.p99 / p.p99, 2), roundRatios });
+      const s = overRounds(runs.service);
+      const p = overRounds(runs.pipeline);
+      const roundRatios = s.rounds.map((sr, i) => ({ p50: sr.p50 / p.rounds[i]!.p50, p99: sr.p99 / p.rounds[i]!.p99 }));
+      const p50Ratio = round(median(roundRatios.map((r) => r.p50)), 2);
+      const p99Ratio = round(median(roundRatios.map((r) => r.p99)), 2);
+      rates.push({ rate, service: s, pipeline: p, p50Ratio, p99Ratio, roundRatios: roundRatios.map((r) => ({ p50: round(r.p50, 2), p99: round(r.p99, 2) })) });
       ctx.log(`pipeline: ${rate}/s → p50 ${s.p50} / ${p.p50} ms, p99 ${s.p99} / ${p.p99} ms (service / simplest pipeline)`);
     }
     const searches = { service: new RateSearch(sizes.sustainStart, sizes.sustainMax, sizes.sustainBisections), pipeline: new RateSearch(sizes.sustainStart, sizes.sustainMax, sizes.sustainBisections) };
@@ -136,15 +141,14 @@ async function step(ctx: BenchContext, side: Side, rate: number, seconds: number
   return run;
 }
 
-function pooled(runs: OpenLoopRun[]): PathFigures {
-  const latency = summarise(runs.flatMap((r) => r.latencies));
+function overRounds(runs: OpenLoopRun[]): PathFigures {
   const rtt = summarise(runs.flatMap((r) => r.rtts));
   const received = runs.reduce((a, r) => a + r.received, 0);
   return {
-    p50: latency.p50,
-    p99: latency.p99,
-    max: latency.max,
-    count: latency.count,
+    p50: round(median(runs.map((r) => r.step.p50)), 2),
+    p99: round(median(runs.map((r) => r.step.p99)), 2),
+    max: Math.max(...runs.map((r) => r.step.max)),
+    count: runs.reduce((a, r) => a + r.step.count, 0),
     missing: runs.reduce((a, r) => a + r.step.missing, 0),
     webhookFailures: runs.reduce((a, r) => a + r.step.webhookFailures, 0),
     workerCpuPerLogin: round(runs.reduce((a, r) => a + r.workerCpuMs, 0) / Math.max(1, received), 3),
