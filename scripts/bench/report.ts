@@ -127,6 +127,11 @@ export function rows(f: Figures): Row[] {
       add(s, `webhook → auth-success p50 at ${c.rate}/s, service / pipeline`, c.p50Ratio, `(${c.service.p50} / ${c.pipeline.p50} ms${rtt})`, t && target(c.p50Ratio, '≤', t.p50));
       add(s, `webhook → auth-success p99 at ${c.rate}/s, service / pipeline`, c.p99Ratio, `(${c.service.p99} / ${c.pipeline.p99} ms)`, t && target(c.p99Ratio, '≤', t.p99));
     }
+    // the steadiest figure of the comparison on a busy machine: what a login costs each worker
+    for (const c of f.pipeline.rates) {
+      const cpu = c.pipeline.workerCpuPerLogin > 0 ? round(c.service.workerCpuPerLogin / c.pipeline.workerCpuPerLogin, 2) : null;
+      add(s, `worker CPU per login at ${c.rate}/s, service / pipeline`, cpu, `(${c.service.workerCpuPerLogin} / ${c.pipeline.workerCpuPerLogin} ms)`);
+    }
     const { service, pipeline, ratio, p99BoundMs } = f.pipeline.sustained;
     add(s, 'logins/s one worker sustains, service / pipeline', ratio, `(${sustainedText(service)} / ${sustainedText(pipeline)} logins/s: p99 ≤ ${p99BoundMs} ms, none lost)`, target(ratio, '≥', TARGETS.pipelineSustained));
     const lost = f.pipeline.rates.reduce((a, c) => a + c.service.missing + c.service.webhookFailures, 0);
