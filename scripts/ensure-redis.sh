@@ -47,9 +47,12 @@ if ! command -v redis-server >/dev/null 2>&1; then
   fi
 fi
 
-echo "redis: starting redis-server"
-redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --save "" --appendonly no >/dev/null
+# a directory of its own, never the caller's (a dump.rdb there would be loaded), and no persistence
+dir="${TMPDIR:-/tmp}/pin-auth-redis-$port"
+mkdir -p "$dir"
+echo "redis: starting redis-server in $dir"
+redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --dir "$dir" --logfile "$dir/redis.log" --save "" --appendonly no >/dev/null
 for _ in $(seq 1 50); do ping_redis && { echo "redis: up"; exit 0; }; sleep 0.2; done
-echo "redis: redis-server did not answer within 10 s; see its log, or start it yourself:" >&2
+echo "redis: redis-server did not answer within 10 s; see $dir/redis.log, or start it yourself:" >&2
 how_to_install >&2
 exit 1

@@ -53,7 +53,11 @@ describe('client: the typed client against a running service', function () {
     const session = await login.session;
     expect(session.user.name).to.equal('Ana');
     expect(session.token).to.match(/^eyJ/);
-    expect(statuses).to.deep.equal(['signed-in']);
+    expect(statuses).to.deep.equal(['waiting', 'signed-in']);
+    // a listener attached later hears the current status
+    const late: LoginStatus[] = [];
+    login.onStatus((s) => late.push(s));
+    expect(late).to.deep.equal(['signed-in']);
     expect((await client.profile(session)).surname).to.equal('Silva');
   });
 

@@ -66,13 +66,17 @@ describe('client package: @pin-auth/client packed, installed into a fresh app, i
     await rm(packDir, { recursive: true, force: true });
   });
 
-  it('ships ESM, type declarations and the browser bundle, and no server code', async function () {
+  it('ships ESM, type declarations, the browser bundle, a README and the LICENSE, and no server code', async function () {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.trim().split('\n');
-    for (const f of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/login.d.ts', 'package/dist/pin-auth-client.js', 'package/package.json']) {
+    for (const f of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/login.d.ts', 'package/dist/pin-auth-client.js', 'package/package.json', 'package/README.md', 'package/LICENSE']) {
       expect(files).to.include(f);
     }
-    expect(files.filter((f) => !/^package\/(dist|src)\/|^package\/package\.json$/.test(f))).to.deep.equal([]);
+    expect(files.filter((f) => !/^package\/(dist|src)\/|^package\/(package\.json|README\.md|LICENSE)$/.test(f))).to.deep.equal([]);
+    // no build state
+    expect(files.filter((f) => /tsbuildinfo/.test(f))).to.deep.equal([]);
+    // the licence is the repository's
+    expect(await readFile(path.join(app, 'node_modules/@pin-auth/client/LICENSE'), 'utf8')).to.equal(await readFile(path.join(ROOT, 'LICENSE'), 'utf8'));
     const manifest = JSON.parse(await readFile(path.join(app, 'node_modules/@pin-auth/client/package.json'), 'utf8')) as { dependencies: Record<string, string> };
     expect(Object.keys(manifest.dependencies)).to.deep.equal(['socket.io-client']);
   });

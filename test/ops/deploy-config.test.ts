@@ -3,6 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { CORE_SCHEMA, load as loadYaml, mergeTag } from 'js-yaml';
 import { loadConfig, type MessagingProviderName } from '../../src/config.js';
+import { parseComposeEnvFile } from '../helpers/env-file.js';
 import { ROOT } from '../helpers/processes.js';
 import { configVariables, interpolate } from './config-vars.js';
 
@@ -75,13 +76,14 @@ describe('ops: compose, .env.example and app.json against the config module', fu
     expect(named.length, 'a variable named twice').to.equal(new Set(named).size);
     expect(vars.filter((v) => v !== 'DYNO' && !named.includes(v)), 'missing from .env.example').to.deep.equal([]);
     expect(named.filter((v) => !vars.includes(v)), 'not read by config.ts').to.deep.equal([]);
-    const set = Object.fromEntries([...text.matchAll(/^([A-Z][A-Z0-9_]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
-    const config = loadConfig(set);
+    const config = loadConfig(parseComposeEnvFile(text));
     expect(config.port).to.equal(3000);
     // the commented-out values are the defaults: uncommenting them changes nothing
-    const all = Object.fromEntries([...text.matchAll(/^#? ?([A-Z][A-Z0-9_]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
+    const all = parseComposeEnvFile(text.replace(/^# ([A-Z][A-Z0-9_]+=)/gm, '$1'));
+    // examples, not defaults
     delete all['INSTANCE_NAME'];
     delete all['REDIS_TLS_URL'];
+    delete all['OIDC_CLIENTS'];
     const { instanceName: _a, ...withDefaults } = loadConfig(all);
     const { instanceName: _b, ...plain } = config;
     expect(withDefaults).to.deep.equal(plain);

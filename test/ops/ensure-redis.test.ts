@@ -26,7 +26,8 @@ function sandboxPath(stubs: Record<string, string>, extra: string[] = []): { dir
 function run(env: Record<string, string>, timeoutMs = 20000): Promise<{ code: number | null; out: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(which('bash'), [SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // from the repository, as `npm start` runs it
+    const child = spawn(which('bash'), [SCRIPT], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (out += b.toString()));
@@ -79,7 +80,7 @@ describe('ops: scripts/ensure-redis.sh is portable', function () {
     }
   });
 
-  it('as root on Debian without redis-server: installs it with apt-get (stubbed here), then starts it', async function () {
+  it('as root on Debian without redis-server: installs it with apt-get (stubbed here), then starts it in a directory of its own, with no persistence', async function () {
     // the stub "installs" by putting the machine's redis-server on the sandbox PATH
     const real = which('redis-server');
     const box = sandboxPath({ uname: 'echo Linux', id: 'echo 0' });
@@ -94,6 +95,12 @@ describe('ops: scripts/ensure-redis.sh is portable', function () {
       redis.on('error', () => undefined);
       try {
         expect(await redis.ping()).to.equal('PONG');
+        // not the repository (a dump.rdb there would be loaded, and one written there)
+        const [, dir] = (await redis.config('GET', 'dir')) as [string, string];
+        expect(dir === ROOT || dir.startsWith(`${ROOT}/`), dir).to.equal(false);
+        expect(r.out).to.include(`starting redis-server in ${dir}`);
+        expect(await redis.config('GET', 'save')).to.deep.equal(['save', '']);
+        expect(await redis.config('GET', 'appendonly')).to.deep.equal(['appendonly', 'no']);
       } finally {
         redis.disconnect();
         // the private server the script started (never the shared one)
@@ -102,5 +109,11 @@ describe('ops: scripts/ensure-redis.sh is portable', function () {
     } finally {
       rmSync(box.dir, { recursive: true, force: true });
     }
+  });
+
+  it('the repository holds no Redis dump for it to load', function () {
+    const tracked = spawnSync('git', ['ls-files', '*.rdb', '**/*.rdb'], { cwd: ROOT, encoding: 'utf8' });
+    expect(tracked.status).to.equal(0);
+    expect(tracked.stdout.trim()).to.equal('');
   });
 });

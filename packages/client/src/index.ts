@@ -27,6 +27,7 @@ export interface LoginAttempt {
   readonly status: LoginStatus;
   /** resolves when signed in; rejects with a PinAuthError (PIN_EXPIRED, LOGIN_DENIED, LOGIN_FAILED, CANCELLED, …) */
   readonly session: Promise<Session>;
+  /** the listener hears the current status at once (`waiting` at first), then every change; returns its remover */
   onStatus(listener: (status: LoginStatus) => void): () => void;
   cancel(): Promise<void>;
 }

@@ -103,8 +103,10 @@ export class Login {
     return this.stop.signal.aborted;
   }
 
+  /** Calls the listener with the current status at once, then with every change; returns its remover. */
   onStatus(listener: (s: LoginStatus) => void): () => void {
     this.listeners.add(listener);
+    listener(this.status);
     return () => this.listeners.delete(listener);
   }
 
