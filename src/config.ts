@@ -234,7 +234,35 @@ export interface ChatConfig {
   texts: ChatTexts;
 }
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  /** every problem found, one sentence each (the message joins them) */
+  readonly problems: string[];
+  constructor(problems: string | string[]) {
+    const list = typeof problems === 'string' ? [problems] : problems;
+    super(list.join('; '));
+    this.problems = list;
+  }
+}
+
+/**
+ * The problems of the loadConfig running now (it is synchronous): each is noted and loading goes
+ * on with the default, so one run names them all (`check.js config` lists them).
+ */
+let noted: string[] | undefined;
+function problem(message: string): void {
+  if (noted === undefined) throw new ConfigError(message);
+  noted.push(message);
+}
+/** One part of the configuration: its problems are noted, and `fallback` stands in for it. */
+function part<T>(read: () => T, fallback: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    for (const p of err.problems) problem(p);
+    return fallback();
+  }
+}
 
 /**
  * Retry windows no longer than the command timeout, each as a warning: a 503 after the timeout
@@ -264,9 +292,9 @@ function str(env: Env, name: string): string | undefined {
 function int(env: Env, name: string, def: number, min: number, max: number): number {
   const raw = str(env, name);
   if (raw === undefined) return def;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  if (!/^\d+$/.test(raw)) return (problem(`${name} must be a whole number, got "${raw}"`), def);
   const n = Number(raw);
-  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  if (n < min || n > max) return (problem(`${name} must be between ${min} and ${max}, got ${n}`), def);
   return n;
 }
 
@@ -275,7 +303,8 @@ function bool(env: Env, name: string, def: boolean): boolean {
   if (raw === undefined) return def;
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  problem(`${name} must be true or false, got "${raw}"`);
+  return def;
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -285,10 +314,10 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigError(`${name} is not a valid URL`);
+    return (problem(`${name} is not a valid URL`), undefined);
   }
   if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+    return (problem(`${name} must use ${protocols.join(' or ')}, got ${parsed.protocol}`), undefined);
   }
   return raw.replace(/\/+$/, '');
 }
@@ -561,46 +590,67 @@ function checkSecrets(env: Env, production: boolean, jwtSecret: string): void {
   }
 }
 
-/** Parses and validates an environment. Throws ConfigError with one line on the first problem. */
+/** Parses and validates an environment. Throws a ConfigError naming every problem found. */
 export function loadConfig(env: Env = process.env): Config {
+  noted = [];
+  try {
+    const config = readConfig(env);
+    if (noted.length > 0) throw new ConfigError(noted);
+    return config;
+  } finally {
+    noted = undefined;
+  }
+}
+
+function readConfig(env: Env): Config {
   const nodeEnv = str(env, 'NODE_ENV') ?? 'development';
   const production = nodeEnv === 'production';
 
   const keyPrefix = str(env, 'KEY_PREFIX') ?? 'pinauth';
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(keyPrefix)) {
-    throw new ConfigError('KEY_PREFIX must be 1 to 64 characters of letters, digits, _ . or -');
+    problem('KEY_PREFIX must be 1 to 64 characters of letters, digits, _ . or -');
   }
 
-  const { jwtSecret, jwtAlgorithm, jwtKeys, jwtActiveKid, pinHashKey, pinHashPreviousKey } = signingConfig(env, production);
+  const { jwtSecret, jwtAlgorithm, jwtKeys, jwtActiveKid, pinHashKey, pinHashPreviousKey } = part(
+    () => signingConfig(env, production),
+    () => signingConfig({}, false),
+  );
 
   const webhookSecret = str(env, 'WEBHOOK_SECRET');
   const webhookJwtKey = str(env, 'WEBHOOK_JWT_KEY');
   const webhookBearerKey = str(env, 'WEBHOOK_BEARER_KEY');
   if (webhookBearerKey !== undefined && webhookBearerKey.length < 16) {
-    throw new ConfigError('WEBHOOK_BEARER_KEY must be at least 16 characters');
+    problem('WEBHOOK_BEARER_KEY must be at least 16 characters');
   }
   const webhookPathSecret = str(env, 'WEBHOOK_PATH_SECRET');
   if (webhookPathSecret !== undefined && !/^[A-Za-z0-9_-]{16,256}$/.test(webhookPathSecret)) {
     // it travels in the URL: only characters that need no escaping, and enough of them to guess none
-    throw new ConfigError('WEBHOOK_PATH_SECRET must be 16 to 256 characters of letters, digits, _ or -');
+    problem('WEBHOOK_PATH_SECRET must be 16 to 256 characters of letters, digits, _ or -');
   }
   if (production && webhookIsOpen({ webhookSecret, webhookJwtKey, webhookBearerKey, webhookPathSecret })) {
-    throw new ConfigError(
+    problem(
       'One of WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY or WEBHOOK_PATH_SECRET is required when NODE_ENV=production (an open webhook lets anyone sign in as anyone)',
     );
   }
-  checkSecrets(env, production, jwtSecret);
+  part(
+    () => checkSecrets(env, production, jwtSecret),
+    () => undefined,
+  );
 
-  const messaging = messagingConfig(env);
+  const messaging = part(
+    () => messagingConfig(env),
+    () => messagingConfig({}),
+  );
   const adminUser = str(env, 'ADMIN_USER');
   const adminPassword = str(env, 'ADMIN_PASSWORD');
   if (adminPassword !== undefined && adminUser === undefined) {
-    throw new ConfigError('ADMIN_PASSWORD is set but ADMIN_USER is not');
+    problem('ADMIN_PASSWORD is set but ADMIN_USER is not');
   }
 
-  const logLevel = str(env, 'LOG_LEVEL') ?? 'info';
+  let logLevel = str(env, 'LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+    problem(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+    logLevel = 'info';
   }
 
   // Heroku Redis may set both; REDIS_TLS_URL is then the encrypted door to the same server.
@@ -615,23 +665,27 @@ export function loadConfig(env: Env = process.env): Config {
   // wa.me wants the number as digits only; people write it with + and spaces
   const whatsappNumber = str(env, 'WHATSAPP_NUMBER')?.replace(/[\s()+-]/g, '');
   if (whatsappNumber !== undefined && !/^[1-9][0-9]{6,14}$/.test(whatsappNumber)) {
-    throw new ConfigError('WHATSAPP_NUMBER must be a phone number in international format, e.g. +15551234567');
+    problem('WHATSAPP_NUMBER must be a phone number in international format, e.g. +15551234567');
   }
 
-  const replies = chatConfig(env);
+  const replies = part(
+    () => chatConfig(env),
+    () => chatConfig({}),
+  );
   const loginConfirmation = bool(env, 'LOGIN_CONFIRMATION', false);
   if (loginConfirmation && !replies.enabled) {
-    throw new ConfigError('LOGIN_CONFIRMATION=on needs CHAT_REPLIES on: the question is a chat reply');
+    problem('LOGIN_CONFIRMATION=on needs CHAT_REPLIES on: the question is a chat reply');
   }
 
   // Production defaults close both oracles (SECURITY.md): the server draws emoji strings, and
   // PINs must be strong enough that guessing one at the rate limits is hopeless.
-  const emojiChoice = str(env, 'EMOJI_CHOICE') ?? (production ? 'server' : 'client');
-  if (emojiChoice !== 'client' && emojiChoice !== 'server') {
-    throw new ConfigError(`EMOJI_CHOICE must be client or server, got "${emojiChoice}"`);
-  }
+  const chosen = str(env, 'EMOJI_CHOICE') ?? (production ? 'server' : 'client');
+  const emojiChoice = chosen === 'client' || chosen === 'server' ? chosen : (problem(`EMOJI_CHOICE must be client or server, got "${chosen}"`), 'server');
 
-  const redis = redisTopology(env, redisUrl);
+  const redis = part(
+    () => redisTopology(env, redisUrl),
+    () => redisTopology({}, redisUrl),
+  );
   const collectRetrySeconds = int(env, 'COLLECT_RETRY_SECONDS', 20, 0, 300);
   const refreshReuseSeconds = int(env, 'REFRESH_REUSE_SECONDS', 10, 0, 300);
   const inboundPartitions = int(env, 'INBOUND_PARTITIONS', 1, 1, 64);
@@ -721,7 +775,10 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 25000, 100, 600000),
     metricsIntervalMs: int(env, 'METRICS_INTERVAL_MS', 5000, 100, 600000),
     demo: { enabled: bool(env, 'DEMO_PAGE', true), whatsappNumber },
-    oidc: oidcConfig(env, production, port),
+    oidc: part(
+      () => oidcConfig(env, production, port),
+      () => oidcConfig({}, false, port),
+    ),
   };
 }
 

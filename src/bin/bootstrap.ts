@@ -6,6 +6,7 @@ import { startSnapshotPublisher, type SnapshotPublisher } from '../observability
 import { waitReady } from '../redis/connection.js';
 import { createServices, type Services } from '../services.js';
 import { bannerFacts, bannerText, type Role } from './banner.js';
+import { configWarnings, redisWarnings } from './setup-checks.js';
 
 /**
  * What every entry point does first: read the config (one line and exit 1 when it is wrong),
@@ -44,8 +45,10 @@ export function bootstrap(role: Role): Bootstrapped {
   if (webhookIsOpen(config)) {
     log.warn('Webhook authentication is not set (none of WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY, WEBHOOK_PATH_SECRET): anyone who can reach the webhook can sign in as anyone.');
   }
-  for (const warning of shortRetryWindows(config)) log.warn(warning);
+  for (const warning of [...shortRetryWindows(config), ...configWarnings(config)]) log.warn(warning);
   const services = createServices(config, log, role);
+  // read before this process's first metrics snapshot (one interval from now), so it is not taken for another's
+  void redisWarnings(services.redis, config, Date.now() + config.metricsIntervalMs - 300).then((warnings) => warnings.forEach((w) => log.warn(w)));
   // A Redis fault here is a command a library sent without awaiting it: a warning with its kind.
   // Anything else was never expected: the stack says where.
   process.on('unhandledRejection', (reason) => {

@@ -167,6 +167,12 @@ describe('faults: inbound work outlives a Redis that refuses writes (out of memo
 
     // the operator fixes the cause, then replays
     await mendPhone(p);
+    // a dry run counts it and changes nothing
+    const dry = await runNode(['dist/src/bin/replay-inbound.js', '--dry-run'], { ...ENV, REDIS_URL: redis.url, KEY_PREFIX: stack.prefix });
+    expect(dry.code, dry.stderr).to.equal(0);
+    expect(dry.stdout).to.include(`dry run: nothing is changed): redis ${redis.url}, KEY_PREFIX ${stack.prefix}`);
+    expect(dry.stdout).to.match(/^inbound: 1 failed job would be replayed$/m);
+    expect(sample(await scrape(stack.url, `Bearer ${TOKEN}`), 'pinauth_queue_jobs', { queue: 'inbound', state: 'failed' })).to.equal(1);
     const replay = await runNode(['dist/src/bin/replay-inbound.js'], { ...ENV, REDIS_URL: redis.url, KEY_PREFIX: stack.prefix });
     expect(replay.code, replay.stderr).to.equal(0);
     expect(replay.stdout).to.match(/^inbound: 1 failed job replayed$/m);

@@ -14,6 +14,20 @@ describe('ops: start-up banner', function () {
     expect(redisAddress('redis://:s3cret@10.0.0.5')).to.equal('redis://10.0.0.5:6379');
   });
 
+  it("a worker's banner lists only what it runs: no URL, dashboard or login page", async function () {
+    const prefix = uniquePrefix('banner-worker');
+    const worker = await startProcess('worker', { KEY_PREFIX: prefix, ADMIN_USER: 'admin', ADMIN_PASSWORD: 'pw-for-the-banner-test' });
+    try {
+      await worker.waitForOutput(/key prefix/);
+      const banner = worker.output().slice(worker.output().indexOf('pin-auth started'));
+      expect(banner).to.match(/roles +worker/);
+      expect(banner).to.not.match(/URL|dashboard|login page|admin\/queues/);
+    } finally {
+      await stopProcess(worker);
+      await cleanPrefix(prefix);
+    }
+  });
+
   it('warns that the webhook is open only when no webhook method is set (WEBHOOK_BEARER_KEY is one)', async function () {
     const OPEN = /anyone who can reach the webhook can sign in as anyone/;
     const prefix = uniquePrefix('banner-hook');

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { freePort, runNode, startStack, stopProcess, type Stack } from '../helpers/processes.js';
-import { REDIS_URL } from '../helpers/redis.js';
+import { freePort, runNode, startProcess, startStack, stopProcess, type Stack } from '../helpers/processes.js';
+import { PrivateRedis } from '../helpers/private-redis.js';
+import { REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 
 /**
  * dist/src/bin/check.js, which Compose and the Dockerfile run: the one-shot configuration check
@@ -26,6 +27,62 @@ describe('ops: the container checks (check.js config | web | worker)', function 
     expect(bad.code).to.equal(1);
     expect(bad.stderr.trim().split('\n')).to.have.length(1);
     expect(bad.stderr).to.match(/configuration error: One of WEBHOOK_SECRET/);
+  });
+
+  it('config: every problem at once, one line each, and "ok" with the Redis and prefix when there is none', async function () {
+    const prefix = uniquePrefix('check-ok');
+    const ok = await runNode(['dist/src/bin/check.js', 'config'], { ...PRODUCTION, KEY_PREFIX: prefix, REDIS_URL: 'redis://:pw-not-shown@127.0.0.1:6379' });
+    expect(ok.code, ok.stderr).to.equal(0);
+    expect(ok.stdout).to.equal(`ok (redis redis://127.0.0.1:6379, KEY_PREFIX ${prefix})\n`);
+    expect(ok.stdout + ok.stderr).to.not.include('pw-not-shown');
+    const bad = await runNode(['dist/src/bin/check.js', 'config'], { NODE_ENV: 'production', REDIS_URL, PORT: 'eighty', LOG_LEVEL: 'loud', WEBHOOK_BEARER_KEY: 'short' });
+    expect(bad.code).to.equal(1);
+    expect(bad.stdout).to.equal('');
+    const lines = bad.stderr.trim().split('\n');
+    for (const re of [/PORT must be a whole number/, /LOG_LEVEL must be one of/, /WEBHOOK_BEARER_KEY must be at least 16/, /WEBHOOK_BEARER_KEY must be at least 32 bytes/, /JWT_SECRET is required/]) {
+      expect(lines.filter((l) => re.test(l)), `${re} in\n${bad.stderr}`).to.have.length(1);
+    }
+    expect(lines.every((l) => l.startsWith('pin-auth check config: configuration error: '))).to.equal(true);
+  });
+
+  it('config: --help prints the usage and exits 0; unknown flags, checks or extra arguments exit 2', async function () {
+    const help = await runNode(['dist/src/bin/check.js', '--help'], {});
+    expect(help.code).to.equal(0);
+    expect(help.stdout).to.match(/^usage: node dist\/src\/bin\/check\.js <config\|web\|worker>/);
+    for (const args of [['config', '--dry'], ['conifg'], [], ['config', 'web']]) {
+      const r = await runNode(['dist/src/bin/check.js', ...args], PRODUCTION);
+      expect(r.code, args.join(' ')).to.equal(2);
+      expect(r.stderr, args.join(' ')).to.match(/^check: .*\nusage:/);
+      expect(r.stdout).to.equal('');
+    }
+  });
+
+  it('config and the start-up warn about set-ups that cannot work: log provider with confirmation, an evicting Redis, a duplicate INSTANCE_NAME', async function () {
+    const evicting = await PrivateRedis.start(['--maxmemory-policy', 'allkeys-lru']);
+    try {
+      const env = { REDIS_URL: evicting.url, KEY_PREFIX: uniquePrefix('check-warn'), MESSAGING_PROVIDER: 'log', LOGIN_CONFIRMATION: 'on' };
+      const r = await runNode(['dist/src/bin/check.js', 'config'], env);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stderr).to.match(/warning: LOGIN_CONFIRMATION is on but MESSAGING_PROVIDER=log .* nobody can sign in/);
+      expect(r.stderr).to.match(/warning: Redis maxmemory-policy is allkeys-lru, not noeviction/);
+      // the start-up says the same
+      const started = await startProcess('worker', env);
+      try {
+        await started.waitForOutput(/maxmemory-policy is allkeys-lru, not noeviction/);
+        expect(started.output()).to.match(/nobody can sign in/);
+      } finally {
+        await stopProcess(started);
+      }
+    } finally {
+      await evicting.kill();
+    }
+    // the stack's worker writes its snapshot every 300 ms: a second process by its name is seen
+    const worker = stack.workers[0]!;
+    const dup = await runNode(['dist/src/bin/check.js', 'config'], { ...stack.env, REDIS_URL, METRICS_INTERVAL_MS: '300', INSTANCE_NAME: instanceOf(worker.child.pid!) });
+    expect(dup.code, dup.stderr).to.equal(0);
+    expect(dup.stderr).to.match(new RegExp(`warning: another live process uses INSTANCE_NAME=${instanceOf(worker.child.pid!)}`));
+    const own = await runNode(['dist/src/bin/check.js', 'config'], { ...stack.env, REDIS_URL, METRICS_INTERVAL_MS: '300', INSTANCE_NAME: 'a-name-nobody-uses' });
+    expect(own.stderr).to.equal('');
   });
 
   it("web: healthy while the node answers /health, unhealthy where nothing listens", async function () {
