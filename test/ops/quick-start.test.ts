@@ -1,5 +1,5 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -15,6 +15,28 @@ function quickStart(): string[] {
     .split('\n')
     .map((l) => l.replace(/\s+#.*$/, '').trim())
     .filter((l) => l !== '');
+}
+
+/** The fenced block of the given language that follows a README heading. */
+function blockAfter(heading: string, lang: string): string {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const from = readme.indexOf(`## ${heading}`);
+  expect(from, heading).to.be.greaterThan(-1);
+  return new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(readme.slice(from))![1]!;
+}
+
+/** The walkthrough's commands, each with the answer its comment shows (undefined: none shown). */
+function walkthrough(): { command: string; answer: string | undefined }[] {
+  const steps: { command: string; answer: string | undefined }[] = [];
+  let open = false; // the comment lines just after a command, an answer that starts with {
+  for (const line of blockAfter('A login, step by step', 'sh').split('\n')) {
+    const last = steps[steps.length - 1];
+    if (line.trim() === '') open = false;
+    else if (!line.startsWith('#')) (steps.push({ command: line, answer: undefined }), (open = true));
+    else if (open && last !== undefined && (last.answer !== undefined || line.startsWith('# {'))) last.answer = (last.answer ?? '') + line.slice(1);
+    else open = false;
+  }
+  return steps;
 }
 
 /** Runs a shell line in its own process group (so all of npm's children can be stopped together). */
@@ -62,6 +84,9 @@ const stopGroup = async (child: ChildProcess): Promise<void> => {
 describe("ops: the README's quick start, verbatim, on a fresh clone", function () {
   this.timeout(600000);
   let dir: string;
+  let port: number;
+  /** the second `npm start`, which the walkthrough and the client snippet talk to */
+  let service: ReturnType<typeof sh> | undefined;
   const prefix = uniquePrefix('quickstart');
 
   before(function () {
@@ -70,6 +95,7 @@ describe("ops: the README's quick start, verbatim, on a fresh clone", function (
     execFileSync('git', ['clone', '--quiet', '--depth', '1', `file://${ROOT}`, dir], { stdio: 'ignore' });
   });
   after(async () => {
+    if (service) await stopGroup(service.child);
     rmSync(dir, { recursive: true, force: true });
     await cleanPrefix(prefix);
   });
@@ -79,7 +105,7 @@ describe("ops: the README's quick start, verbatim, on a fresh clone", function (
   });
 
   it('`npm ci && npm start` installs, builds and serves the login page, the API and its reference', async function () {
-    const port = await freePort();
+    port = await freePort();
     const run = sh(quickStart()[0]!, dir, { PORT: String(port), KEY_PREFIX: prefix, NODE_ENV: 'development' });
     try {
       await run.until(/pin-auth started/, 420000);
@@ -93,6 +119,56 @@ describe("ops: the README's quick start, verbatim, on a fresh clone", function (
       expect(run.output()).to.match(/key prefix +test-quickstart/);
     } finally {
       await stopGroup(run.child);
+    }
+  });
+
+  it('`npm start` again builds nothing that did not change, and answers within seconds', async function () {
+    const state = path.join(dir, 'dist/tsconfig.tsbuildinfo');
+    const built = statSync(state).mtimeMs;
+    const started = Date.now();
+    service = sh('npm start', dir, { PORT: String(port), KEY_PREFIX: prefix, NODE_ENV: 'development' });
+    await service.until(/pin-auth started/, 120000);
+    const seconds = (Date.now() - started) / 1000;
+    expect(statSync(state).mtimeMs, 'tsc compiled again').to.equal(built);
+    expect((await request(`http://127.0.0.1:${port}`, 'GET', '/health')).status).to.equal(200);
+    // generous for a loaded 2-core machine; a full build takes minutes there
+    expect(seconds).to.be.below(45);
+  });
+
+  it("the walkthrough's commands, as written, answer as it shows (refresh and logout included)", async function () {
+    const steps = walkthrough();
+    expect(steps.map((s) => s.command.split(' ')[0])).to.include.members(['curl', 'npm', 'TOKEN=$(node']);
+    // one bash session (the variables carry over), each command's output after a marker
+    const script = ['set -euo pipefail', ...steps.flatMap((s, i) => [`echo "@@step ${i}"`, s.command.replaceAll('localhost:3000', `localhost:${port}`), 'echo'])].join('\n');
+    const out = execFileSync('bash', ['-c', script], { cwd: dir, env: { ...process.env, PORT: String(port), KEY_PREFIX: prefix, NODE_ENV: 'development' }, encoding: 'utf8', timeout: 120000 });
+    const outputs = out.split(/^@@step \d+\n/m).slice(1);
+    expect(outputs).to.have.length(steps.length);
+    steps.forEach((step, i) => {
+      if (step.answer === undefined) return;
+      const actual = JSON.parse(outputs[i]!) as Record<string, unknown>;
+      expect(actual.success, `${step.command}\n${outputs[i]}`).to.equal(true);
+      // every field the README shows is in the answer (values shortened with … are examples)
+      for (const [, field] of step.answer.matchAll(/"(\w+)":/g)) expect(outputs[i], `${step.command}: "${field}"`).to.include(`"${field}":`);
+    });
+    const checks = steps.map((s, i) => [s, outputs[i]!] as const).filter(([s]) => s.command.includes('/check-login'));
+    expect(JSON.parse(checks[checks.length - 1]![1]).verified).to.equal(true);
+    // logged out: the token no longer opens the profile
+    const token = (JSON.parse(readFileSync(path.join(dir, 'login.json'), 'utf8')) as { token: string }).token;
+    expect((await request(`http://127.0.0.1:${port}`, 'GET', '/profile', { token })).status).to.equal(401);
+  });
+
+  it('the client in ten lines, as given, signs Ana in', async function () {
+    const code = blockAfter('A client in ten lines', 'ts').replaceAll('http://localhost:3000', `http://localhost:${port}`);
+    writeFileSync(path.join(dir, 'readme-client.mjs'), code);
+    const client = sh('node readme-client.mjs', dir, {});
+    try {
+      await client.until(/^PIN: \S+ https:\/\/wa\.me\/15551234567\?text=/m, 60000);
+      const text = /^(PIN: \S+)/m.exec(client.output())![1]!;
+      execFileSync('npm', ['run', 'simulate', '--', '--from', '+5511999997777', '--name', 'Ana Silva', text], { cwd: dir, env: { ...process.env, PORT: String(port), KEY_PREFIX: prefix, NODE_ENV: 'development' }, stdio: 'ignore' });
+      await client.until(/^Ana$/m, 60000);
+      expect(client.output().split('\n').filter((l) => /^(waiting|awaiting-confirmation|signed-in)$/.test(l))).to.deep.equal(['waiting', 'signed-in']);
+    } finally {
+      await stopGroup(client.child);
     }
   });
 
