@@ -71,12 +71,16 @@ export function routeErrors(route: RouteDoc): ErrorCode[] {
   return [...codes];
 }
 
+const exampleOf = (values: Record<string, string> | undefined, name: string): { example?: string } => (values?.[name] !== undefined ? { example: values[name] } : {});
+
 function operation(route: RouteDoc): object {
   const types = [route.ok.contentType ?? 'application/json'].flat();
   const responses: Record<string, object> = {
     '200': {
       description: route.ok.description,
-      content: Object.fromEntries(types.map((t) => [t, route.ok.schema ? { schema: ref(route.ok.schema) } : {}])),
+      content: Object.fromEntries(
+        types.map((t) => [t, route.ok.schema ? { schema: ref(route.ok.schema), ...(route.example?.ok !== undefined ? { example: route.example.ok } : {}) } : {}]),
+      ),
     },
   };
   for (const [status, other] of Object.entries(route.other ?? {})) {
@@ -96,8 +100,8 @@ function operation(route: RouteDoc): object {
     };
   }
   const parameters = [
-    ...Object.entries(route.params ?? {}).map(([name, description]) => ({ name, in: 'path', required: true, description, schema: { type: 'string' } })),
-    ...Object.entries(route.query ?? {}).map(([name, description]) => ({ name, in: 'query', description, schema: { type: 'string' } })),
+    ...Object.entries(route.params ?? {}).map(([name, description]) => ({ name, in: 'path', required: true, description, schema: { type: 'string' }, ...exampleOf(route.example?.params, name) })),
+    ...Object.entries(route.query ?? {}).map(([name, description]) => ({ name, in: 'query', description, schema: { type: 'string' }, ...exampleOf(route.example?.query, name) })),
   ];
   return {
     tags: [route.tag],
@@ -106,7 +110,9 @@ function operation(route: RouteDoc): object {
     operationId: `${route.method}${openApiPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase()) || 'Root'}`,
     ...(parameters.length ? { parameters } : {}),
     ...(route.auth ? { security: [{ [route.auth]: [] }] } : {}),
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(route.body) } } } } : {}),
+    ...(route.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: ref(route.body), ...(route.example?.body !== undefined ? { example: route.example.body } : {}) } } } }
+      : {}),
     responses,
   };
 }

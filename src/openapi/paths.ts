@@ -35,7 +35,35 @@ export interface RouteDoc {
   errors: ErrorCode[];
   /** answers that are not the error body, by status (health's 503 keeps the report's shape) */
   other?: Record<number, { description: string; schema: object }>;
+  /**
+   * What Swagger UI's "Try it out" fills in: a body, path and query values that pass the
+   * route's validation, and the 200 answer's example. test/openapi/examples.test.ts sends each
+   * to a running service and checks the answer is one the document gives.
+   */
+  example?: { body?: unknown; params?: Record<string, string>; query?: Record<string, string>; ok?: unknown };
 }
+
+/** The examples' values, the same across routes so they read as one story. */
+const EX = {
+  pin: 'Zx8q-4Rt2-Lm9w-Pv6k-Jd3s-Hn5c',
+  userId: 'gXH0aZyOJJFU5t-wQwvazg',
+  sessionId: 'HcadC41Qu8BccuPc3Sgm-w',
+  jwt: 'eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJnWEgwYVp5T0pKRlU1dC13UXd2YXpnIn0.c2lnbmF0dXJl',
+  user: { id: 'gXH0aZyOJJFU5t-wQwvazg', name: 'Ana', phone: '+5511999998888', roles: ['user'] },
+} as const;
+
+/** An Evolution API `messages.upsert` event carrying a login message. */
+const EVOLUTION_EVENT = {
+  event: 'messages.upsert',
+  instance: 'main',
+  data: {
+    key: { remoteJid: '5511999998888@s.whatsapp.net', fromMe: false, id: '3EB0C431C26A1916E0A7' },
+    pushName: 'Ana Silva',
+    message: { conversation: 'PIN: 🍎🚀🐱🐶🌵🎲🦊🍩' },
+    messageType: 'conversation',
+    messageTimestamp: 1764600000,
+  },
+};
 
 /** What the page and reference assets are served as. */
 const ASSET_TYPES = ['application/javascript', 'text/css'];
@@ -43,7 +71,7 @@ const ASSET_TYPES = ['application/javascript', 'text/css'];
 const html = (description: string): RouteDoc['ok'] => ({ description, contentType: 'text/html' });
 
 /** The webhook's paths (both doors: the lean handler and the Koa route, see messaging/webhook-path.ts). */
-const webhook = (path: string, summary: string, params?: Record<string, string>): RouteDoc => ({
+const webhook = (path: string, summary: string, params?: Record<string, string>, exampleParams?: Record<string, string>): RouteDoc => ({
   method: 'post',
   path,
   tag: 'webhook',
@@ -59,6 +87,7 @@ const webhook = (path: string, summary: string, params?: Record<string, string>)
   body: { type: 'object', description: 'the gateway event as the gateway sends it (see docs/gateways.md)' },
   ok: { description: 'received', schema: res.webhookReceiptSchema },
   errors: ['AUTHENTICATION_FAILED', 'NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED', 'NETWORK_ERROR'],
+  example: { body: EVOLUTION_EVENT, ...(exampleParams ? { params: exampleParams } : {}), ok: { received: true, accepted: 1, ignored: 0 } },
 });
 
 export const ROUTES: RouteDoc[] = [
@@ -70,6 +99,7 @@ export const ROUTES: RouteDoc[] = [
     description: 'Answers within about a second: 503 with `status: "unavailable"` and `activePins: null` while Redis does not answer (same body shape).',
     ok: { description: 'Redis answers', schema: res.healthSchema },
     errors: [],
+    example: { ok: { status: 'ok', timestamp: '2026-12-01T21:00:00.000Z', activePins: 3, instance: 'web.1' } },
     other: { 503: { description: 'Redis does not answer: `status: "unavailable"`, `activePins: null`', schema: res.healthSchema } },
   },
   {
@@ -92,6 +122,7 @@ export const ROUTES: RouteDoc[] = [
       'Send an `Idempotency-Key` header (or `idempotencyKey` in the body), new for each attempt and the same on its retries: a retry of an attempt that was applied (a 503 or a lost answer) then gets the same pinId and emoji string, also when the server draws the string.',
     body: req.registerPinSchema,
     ok: { description: 'registered (or already registered)', schema: res.registerPinResponseSchema },
+    example: { body: { pin: EX.pin }, ok: { success: true, message: 'PIN registered', pinId: 'Tl0PgBG7ah1HeCAaLo_lyQ', expiresIn: 180, emojiString: '🍎🚀🐱🐶🌵🎲🦊🍩' } },
     errors: ['LOGIN_DENIED', 'RATE_LIMITED', 'NETWORK_ERROR'],
   },
   {
@@ -102,6 +133,7 @@ export const ROUTES: RouteDoc[] = [
     description: 'Verified results are handed out once (then 404) and stay collectable at least VERIFIED_GRACE_SECONDS after the login. Poll at most once a second.',
     body: req.checkLoginSchema,
     ok: { description: 'pending, or verified with tokens', schema: res.checkLoginResponseSchema },
+    example: { body: { pin: EX.pin }, ok: { success: true, verified: true, token: EX.jwt, refreshToken: EX.jwt, user: EX.user } },
     errors: ['PIN_NOT_FOUND', 'PIN_EXPIRED', 'LOGIN_DENIED', 'LOGIN_FAILED', 'RATE_LIMITED', 'NETWORK_ERROR'],
   },
   {
@@ -113,6 +145,7 @@ export const ROUTES: RouteDoc[] = [
     auth: 'bearerExpiredOk',
     body: req.refreshSchema,
     ok: { description: 'a new access and refresh token', schema: res.tokenPairSchema },
+    example: { body: { refreshToken: EX.jwt }, ok: { success: true, token: EX.jwt, refreshToken: EX.jwt } },
     errors: ['AUTHENTICATION_FAILED', 'REFRESH_TOKEN_EXPIRED', 'FORBIDDEN', 'NETWORK_ERROR'],
   },
   {
@@ -122,6 +155,7 @@ export const ROUTES: RouteDoc[] = [
     summary: 'The signed-in user',
     auth: 'bearer',
     ok: { description: 'the user', schema: res.profileResponseSchema },
+    example: { ok: { success: true, user: { ...EX.user, surname: 'Silva' } } },
     errors: ['AUTHENTICATION_FAILED', 'NETWORK_ERROR'],
   },
   {
@@ -132,6 +166,7 @@ export const ROUTES: RouteDoc[] = [
     auth: 'bearer',
     body: req.logoutSchema,
     ok: { description: 'logged out', schema: res.messageResponseSchema },
+    example: { body: { userId: EX.userId }, ok: { success: true, message: 'Logged out' } },
     errors: ['AUTHENTICATION_FAILED', 'FORBIDDEN', 'NETWORK_ERROR'],
   },
   {
@@ -141,6 +176,14 @@ export const ROUTES: RouteDoc[] = [
     summary: "The caller's open sessions (devices) and OpenID logins (apps signed in through /oidc)",
     auth: 'bearer',
     ok: { description: 'the sessions, the current one marked', schema: res.sessionsListResponseSchema },
+    example: {
+      ok: {
+        success: true,
+        sessions: [
+          { id: EX.sessionId, kind: 'app', createdAt: '2026-12-01T21:00:00.000Z', lastUsedAt: '2026-12-01T21:10:00.000Z', expiresAt: '2026-12-31T21:10:00.000Z', device: 'Chrome on Windows', ip: '203.0.113.x', current: true },
+        ],
+      },
+    },
     errors: ['AUTHENTICATION_FAILED', 'NETWORK_ERROR'],
   },
   {
@@ -151,6 +194,7 @@ export const ROUTES: RouteDoc[] = [
     auth: 'bearer',
     params: { id: 'a session id from GET /sessions (an OpenID login\'s starts with `oidc.`)' },
     ok: { description: 'closed', schema: res.messageResponseSchema },
+    example: { params: { id: EX.sessionId }, ok: { success: true, message: 'Session closed' } },
     errors: ['AUTHENTICATION_FAILED', 'VALIDATION_ERROR', 'SESSION_NOT_FOUND', 'NETWORK_ERROR'],
   },
   {
@@ -160,6 +204,7 @@ export const ROUTES: RouteDoc[] = [
     summary: 'Sign out everywhere: close all of the caller\'s sessions and end every OpenID login',
     auth: 'bearer',
     ok: { description: 'closed', schema: res.signOutEverywhereResponseSchema },
+    example: { ok: { success: true, message: 'Signed out everywhere', closed: 2 } },
     errors: ['AUTHENTICATION_FAILED', 'NETWORK_ERROR'],
   },
   {
@@ -169,6 +214,7 @@ export const ROUTES: RouteDoc[] = [
     summary: 'Queue a WhatsApp message to a phone number',
     auth: 'bearer',
     body: req.sendMessageSchema,
+    example: { body: { phoneNumber: '+5511999998888', message: 'Your table is ready.' }, ok: { success: true, message: 'Message queued', messageId: 'msg_3EB0C431C26A1916E0A7', channel: 'evolution:main' } },
     ok: { description: 'queued (sent by a worker, retried with backoff), headed by who sent it; a text carrying a sign-in code or a chat answer is 400', schema: res.sendMessageResponseSchema },
     errors: ['AUTHENTICATION_FAILED', 'IDEMPOTENCY_KEY_REUSED', 'RATE_LIMITED', 'NETWORK_ERROR'],
   },
@@ -180,17 +226,21 @@ export const ROUTES: RouteDoc[] = [
     description: 'queued → sent → delivered → read, or failed, with the time of each. Anyone but the sender, like an unknown or expired id, gets 404.',
     auth: 'bearer',
     params: { id: 'the messageId /send-message answered' },
+    example: {
+      params: { id: 'msg_3EB0C431C26A1916E0A7' },
+      ok: { success: true, messageId: 'msg_3EB0C431C26A1916E0A7', status: 'delivered', channel: 'evolution:main', kind: 'relayed', gatewayMessageId: '3EB0C431C26A1916E0A8', at: { queued: 1764600000000, sent: 1764600000400, delivered: 1764600001900 }, error: null },
+    },
     ok: { description: 'its delivery record', schema: res.messageStatusResponseSchema },
     errors: ['AUTHENTICATION_FAILED', 'VALIDATION_ERROR', 'MESSAGE_NOT_FOUND', 'NETWORK_ERROR'],
   },
   webhook('/messaging-endpoint', "The gateway's webhook (Evolution API or WhatsApp Cloud API events)"),
   webhook('/messaging-endpoint/:first', 'The webhook with an Evolution by-events suffix (`/messages-upsert`) or a WEBHOOK_PATH_SECRET segment', {
     first: 'an Evolution event name in kebab case, or the WEBHOOK_PATH_SECRET',
-  }),
+  }, { first: 'messages-upsert' }),
   webhook('/messaging-endpoint/:first/:second', 'The webhook with a WEBHOOK_PATH_SECRET segment and an Evolution by-events suffix', {
     first: 'the WEBHOOK_PATH_SECRET',
     second: 'an Evolution event name in kebab case',
-  }),
+  }, { first: 'your-webhook-path-secret', second: 'messages-upsert' }),
   {
     method: 'get',
     path: '/messaging-endpoint',
@@ -198,6 +248,7 @@ export const ROUTES: RouteDoc[] = [
     summary: 'WhatsApp Cloud API subscription handshake',
     auth: 'verifyToken',
     query: { 'hub.mode': '`subscribe`', 'hub.verify_token': 'must equal WEBHOOK_VERIFY_TOKEN', 'hub.challenge': 'echoed back' },
+    example: { query: { 'hub.mode': 'subscribe', 'hub.verify_token': 'your-verify-token', 'hub.challenge': '1158201444' } },
     ok: { description: '`hub.challenge`, as text', contentType: 'text/plain' },
     errors: ['FORBIDDEN'],
   },
@@ -243,6 +294,7 @@ export const ROUTES: RouteDoc[] = [
     tag: 'pages',
     summary: "The reference page's script and styles",
     params: { asset: 'file name' },
+    example: { params: { asset: 'swagger-ui.css' } },
     ok: { description: 'JavaScript or CSS', contentType: ASSET_TYPES },
     errors: ['NOT_FOUND'],
   },
@@ -262,6 +314,7 @@ export const ROUTES: RouteDoc[] = [
     summary: "The login page's script, styles and icon (when DEMO_PAGE is on or OpenID clients are configured)",
     description: '`app.js` (application/javascript), `style.css` (text/css), `favicon.svg` (image/svg+xml); compressed at build, sent brotli or gzip when accepted.',
     params: { asset: 'file name' },
+    example: { params: { asset: 'style.css' } },
     ok: { description: 'JavaScript, CSS or SVG', contentType: [...ASSET_TYPES, 'image/svg+xml'] },
     errors: ['NOT_FOUND'],
   },
