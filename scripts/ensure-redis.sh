@@ -49,7 +49,7 @@ fi
 
 # a directory of its own, never the caller's (a dump.rdb there would be loaded), and no persistence
 dir="${TMPDIR:-/tmp}/pin-auth-redis-$port"
-mkdir -p "$dir"
+node -e 'require("fs").mkdirSync(process.argv[1], { recursive: true })' "$dir"   # node: on every machine npm runs on
 echo "redis: starting redis-server in $dir"
 redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --dir "$dir" --logfile "$dir/redis.log" --save "" --appendonly no >/dev/null
 for _ in $(seq 1 50); do ping_redis && { echo "redis: up"; exit 0; }; sleep 0.2; done
