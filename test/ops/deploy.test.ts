@@ -22,7 +22,8 @@ describe('ops: Heroku and Compose deployment files', function () {
     expect(procfileCommand('worker')).to.deep.equal(['node', 'dist/src/bin/worker.js']);
     const pkg = JSON.parse(read('package.json')) as { engines?: { node?: string }; scripts: Record<string, string> };
     expect(pkg.engines?.node).to.be.a('string');
-    expect(pkg.scripts.build).to.match(/tsc/);
+    expect(pkg.scripts.build).to.equal('bash scripts/build.sh');
+    expect(read('scripts/build.sh')).to.match(/^tsc -b$/m);
     const app = JSON.parse(read('app.json')) as { formation: Record<string, unknown>; addons: { plan: string }[]; env: Record<string, unknown> };
     expect(Object.keys(app.formation).sort()).to.deep.equal(['web', 'worker']);
     expect(app.addons.map((a) => a.plan.split(':')[0])).to.include('heroku-redis');
