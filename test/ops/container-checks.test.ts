@@ -83,6 +83,13 @@ describe('ops: the container checks (check.js config | web | worker)', function 
     expect(dup.stderr).to.match(new RegExp(`warning: another live process uses INSTANCE_NAME=${instanceOf(worker.child.pid!)}`));
     const own = await runNode(['dist/src/bin/check.js', 'config'], { ...stack.env, REDIS_URL, METRICS_INTERVAL_MS: '300', INSTANCE_NAME: 'a-name-nobody-uses' });
     expect(own.stderr).to.equal('');
+    // a process started under that name says so too (it watches for most of its first 3 s interval)
+    const second = await startProcess('worker', { ...stack.env, REDIS_URL, METRICS_INTERVAL_MS: '3000', INSTANCE_NAME: instanceOf(worker.child.pid!) });
+    try {
+      await second.waitForOutput(/another live process uses INSTANCE_NAME/);
+    } finally {
+      await stopProcess(second);
+    }
   });
 
   it("web: healthy while the node answers /health, unhealthy where nothing listens", async function () {
