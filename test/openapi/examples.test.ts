@@ -4,6 +4,7 @@ import { fullLogin } from '../helpers/flow.js';
 import { request, type JsonResponse } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
 import { ADMIN, ADMIN_AUTH } from '../ops/support.js';
+import { expectDocumented, pointer } from './conformance.js';
 
 interface Media {
   schema?: object;
@@ -27,7 +28,6 @@ describe('openapi: every operation has examples, and "Try it out" with them answ
   let stack: Stack;
   let doc: Doc;
   const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
-  const pointer = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
   const validator = (ref: string) => ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
 
   before(async function () {
@@ -80,15 +80,8 @@ describe('openapi: every operation has examples, and "Try it out" with them answ
       const res: JsonResponse<unknown> = await request(stack.url, method.toUpperCase(), url, { headers, ...(body !== undefined ? { json: body } : {}) });
       const what = `${method.toUpperCase()} ${url} → ${res.status}`;
       answers.push(what);
-      const documented = op.responses[String(res.status)];
-      expect(documented, `${what}: not a documented answer\n${res.text.slice(0, 300)}`).to.exist;
       expect((res.body as { error?: string }).error, `${what}: ${res.text.slice(0, 300)}`).to.not.equal('VALIDATION_ERROR');
-      const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
-      expect(documented!.content ?? {}, `${what}: content type ${type}`).to.have.property(type);
-      if (documented!.content![type]!.schema !== undefined) {
-        const v = validator(`doc#/paths/${pointer(path)}/${method}/responses/${res.status}/content/${pointer(type)}/schema`);
-        expect(v(JSON.parse(res.text)), `${what}: ${ajv.errorsText(v.errors)}\n${res.text.slice(0, 300)}`).to.equal(true);
-      }
+      expectDocumented(ajv, doc, method, path, res, what);
     }
     // the ones a person tries first answer 200 with their defaults
     for (const first of ['POST /register-pin → 200', 'POST /check-login → 200', 'POST /messaging-endpoint → 200', 'GET /health → 200', 'GET /profile → 200', 'POST /send-message → 200']) {

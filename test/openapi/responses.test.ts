@@ -7,6 +7,7 @@ import { eventually, get, post, request, type JsonResponse } from '../helpers/ht
 import { PrivateRedis } from '../helpers/private-redis.js';
 import { startProcess, startStack, stopProcess, type Stack } from '../helpers/processes.js';
 import { ADMIN } from '../ops/support.js';
+import { expectDocumented, type ServedDoc } from './conformance.js';
 
 /**
  * Real answers of a running service, each checked against the schema the document gives for
@@ -17,36 +18,22 @@ const VERIFY_TOKEN = 'openapi-verify-token';
 describe('openapi: real responses match the document', function () {
   this.timeout(60000);
   let stack: Stack;
-  let served: { paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, unknown> }> }>> };
+  let served: ServedDoc;
   const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
 
   before(async function () {
     stack = await startStack({ name: 'openapi', webs: 1, workers: 1, env: { ...ADMIN, WEBHOOK_VERIFY_TOKEN: VERIFY_TOKEN } });
     const doc = await get(stack.url, '/openapi.json');
     expect(doc.status).to.equal(200);
-    served = doc.body as typeof served;
+    served = doc.body as unknown as ServedDoc;
     ajv.addSchema(doc.body, 'doc');
   });
   after(async () => stack?.stop());
 
-  const pointer = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
   /** `method path` of every documented operation a test below has checked an answer of */
   const checked = new Set<string>();
-  /**
-   * The answer's status is documented for the operation, its content type is one the document
-   * gives for that status, and a body with a schema validates against it.
-   */
   function conforms(method: string, path: string, res: JsonResponse<unknown>): void {
-    const what = `${method.toUpperCase()} ${path} ${res.status}`;
-    const documented = served.paths[path]?.[method]?.responses[String(res.status)];
-    expect(documented, `${what}: the document lists no such answer\n${res.text.slice(0, 300)}`).to.exist;
-    const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
-    expect(documented!.content, `${what}: content type`).to.have.property(type);
-    if ((documented!.content[type] as { schema?: unknown }).schema !== undefined) {
-      const ref = `doc#/paths/${pointer(path)}/${method}/responses/${res.status}/content/${pointer(type)}/schema`;
-      const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
-      expect(validate(JSON.parse(res.text)), `${what}: ${ajv.errorsText(validate.errors)}\n${res.text}`).to.equal(true);
-    }
+    expectDocumented(ajv, served, method, path, res);
     checked.add(`${method} ${path}`);
   }
 

@@ -1,5 +1,5 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -170,6 +170,18 @@ describe("ops: the README's quick start, verbatim, on a fresh clone", function (
     } finally {
       await stopGroup(client.child);
     }
+  });
+
+  it('a build after a source is deleted leaves no compiled file of it behind (a stale dist/ never runs a deleted test)', async function () {
+    await stopGroup(service!.child);
+    service = undefined;
+    rmSync(path.join(dir, 'test/ops/layers.test.ts'));
+    expect(existsSync(path.join(dir, 'dist/test/ops/layers.test.js'))).to.equal(true);
+    execFileSync('npm', ['run', 'build'], { cwd: dir, stdio: 'ignore', timeout: 300000 });
+    expect(existsSync(path.join(dir, 'dist/test/ops/layers.test.js'))).to.equal(false);
+    expect(existsSync(path.join(dir, 'dist/test/ops/layers.test.js.map'))).to.equal(false);
+    expect(existsSync(path.join(dir, 'dist/test/ops/docs.test.js'))).to.equal(true);
+    execFileSync('git', ['checkout', '--', 'test/ops/layers.test.ts'], { cwd: dir });
   });
 
   it('`npm test` builds and its tests start passing (stopped after the first ones: the suite itself is this run)', async function () {
