@@ -60,13 +60,8 @@ function clientFlow(whatsappNumber: string | undefined): Flow {
         waLink: login.waLink ?? anyChat(login.text),
         expiresIn: login.expiresIn,
         onProgress: (listener) => {
-          // the page shows `waiting` already; onStatus reports the current status at once, so a
-          // confirmation asked before this listener came is heard too
-          let shown: string = 'waiting';
           login.onStatus((s) => {
-            if (s === shown || (s !== 'waiting' && s !== 'awaiting-confirmation')) return;
-            shown = s;
-            listener(s);
+            if (s === 'waiting' || s === 'awaiting-confirmation') listener(s);
           });
         },
         outcome,
