@@ -7,6 +7,17 @@
 export const LANGUAGES = ['en', 'pt', 'es'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
+/**
+ * Every kind of reply the service sends in the chat (CHAT_REPLY_KINDS switches each on or off).
+ * Since Meta bills every reply (docs/operations.md, "What replies cost"), the default sends only
+ * what a person cannot learn elsewhere: the question and what to answer it with, why a code or
+ * an answer did nothing, the STOP receipt. Off by default: `signed-in` (the app shows the login)
+ * and `denied` (the app shows the refusal).
+ */
+export const REPLY_KINDS = ['confirm', 'which-one', 'signed-in', 'unknown-code', 'denied', 'nothing-to-confirm', 'signed-out', 'cannot-sign-in'] as const;
+export type ReplyKind = (typeof REPLY_KINDS)[number];
+export const DEFAULT_REPLY_KINDS: readonly ReplyKind[] = ['confirm', 'which-one', 'unknown-code', 'nothing-to-confirm', 'signed-out', 'cannot-sign-in'];
+
 export interface ChatTexts {
   /** after a login; the undo hint follows it */
   signedIn: string;
@@ -25,6 +36,9 @@ export interface ChatTexts {
   signedOut: string;
   /** to a code from a sender the gateway did not identify (no phone, LID or user id): why nothing happens ({app}) */
   cannotSignIn: string;
+  /** the question's reply buttons where the gateway shows them (Cloud API; at most 20 characters each) */
+  yesButton: string;
+  noButton: string;
   /** heads a user's /send-message: who sent it, and that the service did not ({sender}, {app}) */
   relayed: string;
 }
@@ -40,6 +54,8 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     nothingToConfirm: 'There is no sign-in waiting for your answer (it may have expired). Please start again in the app.',
     signedOut: 'Done: you are signed out of {app} everywhere ({count} sessions ended).',
     cannotSignIn: 'WhatsApp did not tell {app} who sent this message, so it cannot sign you in from this chat. Please sign in another way.',
+    yesButton: 'Yes, sign in',
+    noButton: 'No, not me',
     relayed: 'Message from {sender}, sent through {app}. It is not from {app}: {app} never asks you to send a code or to reply YES for someone else.',
   },
   pt: {
@@ -52,6 +68,8 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     nothingToConfirm: 'Não há nenhuma entrada esperando sua resposta (pode ter expirado). Comece de novo no aplicativo.',
     signedOut: 'Pronto: você saiu do {app} em todos os aparelhos ({count} sessões encerradas).',
     cannotSignIn: 'O WhatsApp não informou ao {app} quem enviou esta mensagem, então não é possível entrar por esta conversa. Entre de outra forma.',
+    yesButton: 'Sim, entrar',
+    noButton: 'Não fui eu',
     relayed: 'Mensagem de {sender}, enviada pelo {app}. Ela não é do {app}: o {app} nunca pede que você envie um código ou responda SIM para outra pessoa.',
   },
   es: {
@@ -64,6 +82,8 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     nothingToConfirm: 'No hay ningún inicio de sesión esperando tu respuesta (puede haber caducado). Vuelve a empezar en la aplicación.',
     signedOut: 'Hecho: has cerrado sesión en {app} en todas partes ({count} sesiones cerradas).',
     cannotSignIn: 'WhatsApp no le indicó a {app} quién envió este mensaje, así que no puede iniciar tu sesión desde este chat. Inicia sesión de otra forma.',
+    yesButton: 'Sí, entrar',
+    noButton: 'No fui yo',
     relayed: 'Mensaje de {sender}, enviado a través de {app}. No es de {app}: {app} nunca te pide que envíes un código ni que respondas SÍ por otra persona.',
   },
 };

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { CATALOGUE, LANGUAGES, type ChatTexts, type Language } from './chat-catalogue.js';
+import { CATALOGUE, DEFAULT_REPLY_KINDS, LANGUAGES, REPLY_KINDS, type ChatTexts, type Language, type ReplyKind } from './chat-catalogue.js';
 import { parseKeySet, type KeyMaterial, type SigningAlg } from './key-material.js';
 
 /**
@@ -232,6 +232,10 @@ export interface ChatConfig {
   /** IANA zone of the time in the confirmation question */
   timeZone: string;
   texts: ChatTexts;
+  /** the reply kinds sent (CHAT_REPLY_KINDS); a kind not in it is not sent, the login goes on */
+  kinds: ReadonlySet<ReplyKind>;
+  /** replies per recipient country per UTC day before they stop for that country (REPLY_DAILY_CAP_PER_COUNTRY; 0: no cap) */
+  dailyCapPerCountry: number;
 }
 
 export class ConfigError extends Error {
@@ -333,6 +337,8 @@ const REPLY_VARIABLES: Record<keyof ChatTexts, string> = {
   nothingToConfirm: 'REPLY_NOTHING_TO_CONFIRM',
   signedOut: 'REPLY_SIGNED_OUT',
   cannotSignIn: 'REPLY_CANNOT_SIGN_IN',
+  yesButton: 'REPLY_YES_BUTTON',
+  noButton: 'REPLY_NO_BUTTON',
   relayed: 'REPLY_RELAYED',
 };
 
@@ -366,7 +372,34 @@ function chatConfig(env: Env): ChatConfig {
   for (const [field, name] of Object.entries(REPLY_VARIABLES) as Array<[keyof ChatTexts, string]>) {
     texts[field] = str(env, name) ?? base[field];
   }
-  return { enabled: bool(env, 'CHAT_REPLIES', true), appName: str(env, 'APP_NAME') ?? 'pin-auth', language: language as Language, timeZone, texts };
+  for (const field of ['yesButton', 'noButton'] as const) {
+    if ([...texts[field]].length > 20) throw new ConfigError(`${REPLY_VARIABLES[field]} must be at most 20 characters (a WhatsApp reply button's title)`);
+  }
+  return {
+    enabled: bool(env, 'CHAT_REPLIES', true),
+    appName: str(env, 'APP_NAME') ?? 'pin-auth',
+    language: language as Language,
+    timeZone,
+    texts,
+    kinds: replyKinds(env),
+    dailyCapPerCountry: int(env, 'REPLY_DAILY_CAP_PER_COUNTRY', 0, 0, 1e9),
+  };
+}
+
+/** CHAT_REPLY_KINDS: `all`, `none`, or a comma-separated list of REPLY_KINDS; absent: the default. */
+function replyKinds(env: Env): ReadonlySet<ReplyKind> {
+  const raw = str(env, 'CHAT_REPLY_KINDS')?.toLowerCase();
+  if (raw === undefined) return new Set(DEFAULT_REPLY_KINDS);
+  if (raw === 'all') return new Set(REPLY_KINDS);
+  if (raw === 'none') return new Set();
+  const kinds = new Set<ReplyKind>();
+  for (const item of raw.split(',').map((k) => k.trim()).filter((k) => k !== '')) {
+    if (!(REPLY_KINDS as readonly string[]).includes(item)) {
+      throw new ConfigError(`CHAT_REPLY_KINDS: unknown reply kind "${item}"; the kinds are ${REPLY_KINDS.join(', ')} (or all, none)`);
+    }
+    kinds.add(item as ReplyKind);
+  }
+  return kinds;
 }
 
 /** `host:port,host:port` (REDIS_SENTINELS, REDIS_CLUSTER_NODES). */
@@ -675,6 +708,9 @@ function readConfig(env: Env): Config {
   const loginConfirmation = bool(env, 'LOGIN_CONFIRMATION', false);
   if (loginConfirmation && !replies.enabled) {
     problem('LOGIN_CONFIRMATION=on needs CHAT_REPLIES on: the question is a chat reply');
+  }
+  if (loginConfirmation && !replies.kinds.has('confirm')) {
+    throw new ConfigError('LOGIN_CONFIRMATION=on needs "confirm" in CHAT_REPLY_KINDS: without the question nobody could confirm a sign-in');
   }
 
   // Production defaults close both oracles (SECURITY.md): the server draws emoji strings, and

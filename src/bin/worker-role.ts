@@ -16,6 +16,8 @@ export function startWorker(b: Bootstrapped): WorkerRole {
     onJobFinished: (queue, result) => m.jobFinished(queue, result),
     onOutboundResult: (gateway, result) => m.outboundResult(gateway, result),
     onInboundFailed: () => m.inboundFailed(),
+    onReplySent: (kind, gateway, number, country) => m.replySent(kind, gateway, number, country),
+    onReplyWithheld: (kind, reason, country) => m.replyWithheld(kind, reason, country),
   });
   b.log.info('workers started', { queues: host.workers.map((w) => w.name) });
   return {

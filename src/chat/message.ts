@@ -3,6 +3,7 @@
  * the kinds of answer that go out. The queues carry them (src/queues/jobs.ts), the gateways
  * write them (src/messaging/), the login reads them (src/auth/login.ts): they live here, below all three.
  */
+import type { ReplyKind } from '../chat-catalogue.js';
 
 /** An inbound chat message, normalised from any gateway's payload. */
 export interface InboundMessage {
@@ -47,4 +48,11 @@ export interface InboundJob {
 }
 
 /** Why a message goes out: asked for through /send-message, or a reply to a chat message. */
-export type OutboundKind = 'manual' | 'signed-in' | 'unknown-code' | 'confirm' | 'which-one' | 'denied' | 'nothing-to-confirm' | 'signed-out' | 'cannot-sign-in';
+export type OutboundKind = 'manual' | ReplyKind;
+
+/** A reply button where the gateway shows them (Cloud API): its id comes back in the button's answer. */
+export interface ChatButton {
+  id: string;
+  /** at most 20 characters */
+  title: string;
+}

@@ -1,9 +1,10 @@
 import type { Origin } from '../registrations/origin.js';
 import type { ChatConfig } from '../config.js';
-import { fill } from '../chat-catalogue.js';
+import { fill, type ReplyKind } from '../chat-catalogue.js';
+import type { ChatButton } from './message.js';
 
-/** The reply texts, filled in: what each kind of chat reply says. */
-export type ReplyKind = 'signed-in' | 'unknown-code' | 'confirm' | 'which-one' | 'denied' | 'nothing-to-confirm' | 'signed-out' | 'cannot-sign-in';
+/** The reply texts, filled in: what each kind of chat reply says (the kinds: chat-catalogue.ts). */
+export type { ReplyKind };
 
 export type ReplyFacts =
   | { kind: 'confirm'; origin: Origin; requestedAt: Date; question: string }
@@ -55,4 +56,16 @@ export function replyText(cfg: ChatConfig, facts: ReplyFacts): string {
     case 'cannot-sign-in':
       return fill(t.cannotSignIn, { app });
   }
+}
+
+/**
+ * The question's YES / NO buttons, bound to its number: `yes:<n>` / `no:<n>`, which the Cloud
+ * API reader turns back into "YES <n>" / "NO <n>" (messaging/inbound-cloud.ts), so a press
+ * answers exactly the question it came with.
+ */
+export function confirmButtons(cfg: ChatConfig, question: string): ChatButton[] {
+  return [
+    { id: `yes:${question}`, title: cfg.texts.yesButton },
+    { id: `no:${question}`, title: cfg.texts.noButton },
+  ];
 }

@@ -32,6 +32,8 @@ export interface WebhookHooks {
   onDropped?: (reason: WebhookDropReason) => void;
   /** a status update of one of our messages, recorded (or not: unknown, stale) */
   onStatus?: (update: StatusUpdate, result: StatusResult) => void;
+  /** a message the gateway priced (Cloud API `pricing`), once per message, with the reply kind and recipient country it was sent with */
+  onPriced?: (update: StatusUpdate & { pricing: NonNullable<StatusUpdate['pricing']> }, of: { kind: string; country: string }) => void;
 }
 
 /** The 200 body of an accepted webhook. */
@@ -134,6 +136,12 @@ export function createWebhookAcceptor(services: Services, hooks: WebhookHooks = 
       if (normalised.statuses.length > 0) {
         const results = await Promise.all(normalised.statuses.map((u) => delivery.status(u)));
         normalised.statuses.forEach((u, i) => hooks.onStatus?.(u, results[i]!));
+        // what replies cost: each priced message once, by the kind and country it was sent with
+        for (const u of normalised.statuses) {
+          if (u.pricing === undefined || !hooks.onPriced) continue;
+          const of = await delivery.priced(u);
+          if (of.first) hooks.onPriced({ ...u, pricing: u.pricing }, of);
+        }
       }
 
       const { messages } = normalised;

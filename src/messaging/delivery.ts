@@ -65,8 +65,25 @@ export class DeliveryTracker {
   }
 
   /** The gateway took it; `gatewayId` is its id there (null when the gateway gave none). */
-  sent(jobId: string, m: { kind: OutboundKind; channel: string }, gatewayId: string | null): Promise<unknown> {
-    return this.track(jobId, 'sent', m.channel, gatewayId, '', { kind: m.kind, channel: m.channel });
+  sent(jobId: string, m: { kind: OutboundKind; channel: string; country?: string }, gatewayId: string | null): Promise<unknown> {
+    return this.track(jobId, 'sent', m.channel, gatewayId, '', { kind: m.kind, channel: m.channel, ...(m.country !== undefined ? { country: m.country } : {}) });
+  }
+
+  /**
+   * The kind and recipient country of the message a priced status update is about, from its
+   * record (linked by the gateway's id the send returned), and whether this is the first priced
+   * status of it (Meta repeats `pricing` on sent, delivered and read: a message counts once).
+   * A message we have no record of (expired, or its status beat the send's answer) is `unknown`
+   * and counts on its `sent` status.
+   */
+  async priced(u: Pick<StatusUpdate, 'channel' | 'gatewayId' | 'status'>): Promise<{ kind: string; country: string; first: boolean }> {
+    const jobId = await this.redis.get(this.keys.outboundByGateway(u.channel, u.gatewayId));
+    const record = jobId === null ? null : this.keys.outbound(jobId);
+    const [kind = null, country = null] = record === null ? [] : await this.redis.hmget(record, 'kind', 'country');
+    // HSETNX only on a record that exists: it must not make a key without a TTL
+    if (record === null || kind === null) return { kind: 'unknown', country: 'unknown', first: u.status === 'sent' };
+    const first = (await this.redis.hsetnx(record, 'priced', '1')) === 1;
+    return { kind, country: country ?? 'unknown', first };
   }
 
   /** It failed for good before the gateway took it. */

@@ -22,14 +22,37 @@ import {
  * `cloud:<metadata.phone_number_id>`. The sender is known by a business-scoped user id (BSUID:
  * `from_user_id`, `contacts[].user_id`) and, unless Meta withholds it, the phone (`from`,
  * `contacts[].wa_id`); either signs in (src/identity). `profile.username` is kept for display.
- * A `user_changed_number` system message moves the account to the new number.
+ * A `user_changed_number` system message moves the account to the new number. A press of one of
+ * the question's reply buttons (`type: "interactive"`, `interactive.button_reply.id`; a template's
+ * quick reply: `type: "button"`, `button.payload`) whose id is `yes:<n>` / `no:<n>` reads as the
+ * typed "YES <n>" / "NO <n>": it answers exactly the question it came with.
  */
 
 const MEDIA = new Set(['image', 'video', 'audio', 'document', 'sticker', 'location', 'contacts']);
 const STATUSES = new Set<DeliveryStatus>(['sent', 'delivered', 'read', 'failed']);
 
-/** The text of a text message or of an edit's new version; else why not. */
+/** A button id of the question (chat/texts.ts confirmButtons) as the typed answer it stands for. */
+const BUTTON_ID = /^(yes|no):(\d{2})$/;
+function buttonAnswer(id: string | null): string | null {
+  const m = id === null ? null : BUTTON_ID.exec(id);
+  return m ? `${m[1]!.toUpperCase()} ${m[2]!}` : null;
+}
+
+/** The id of a pressed reply button (interactive `button_reply`, or a template's quick-reply `button`), else null. */
+function buttonIdOf(m: Obj): string | null {
+  if (m.type === 'interactive' && isObj(m.interactive) && m.interactive.type === 'button_reply' && isObj(m.interactive.button_reply)) {
+    return str(m.interactive.button_reply.id);
+  }
+  if (m.type === 'button' && isObj(m.button)) return str(m.button.payload);
+  return null;
+}
+
+/** The text of a text message or of an edit's new version, or the answer a button stands for; else why not. */
 function textOf(m: Obj): { text: string; editOf?: string } | IgnoreReason {
+  if (m.type === 'interactive' || m.type === 'button') {
+    const answer = buttonAnswer(buttonIdOf(m));
+    return answer === null ? 'not-text' : { text: answer };
+  }
   if (m.type === 'edit' && isObj(m.edit)) {
     const inner = isObj(m.edit.message) ? m.edit.message : {};
     const original = str(m.edit.original_message_id);
@@ -95,7 +118,16 @@ function cloudStatuses(statuses: unknown[], channel: string | undefined, out: Co
     if (status === 'failed' && error !== undefined) out.deliveryFailures.push(error);
     if (channel === undefined || typeof s.id !== 'string' || status === null || !STATUSES.has(status)) continue;
     const seconds = Number(s.timestamp);
-    out.statuses.push({ channel, gatewayId: s.id, status, at: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : Date.now(), ...(error ? { error } : {}) });
+    const p = isObj(s.pricing) ? s.pricing : null;
+    const pricing = p && typeof p.billable === 'boolean' ? { billable: p.billable, category: str(p.category) ?? 'unknown', model: str(p.pricing_model) ?? 'unknown', type: str(p.type) ?? 'unknown' } : null;
+    out.statuses.push({
+      channel,
+      gatewayId: s.id,
+      status,
+      at: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : Date.now(),
+      ...(error ? { error } : {}),
+      ...(pricing ? { pricing } : {}),
+    });
   }
 }
 

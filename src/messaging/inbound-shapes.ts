@@ -37,6 +37,12 @@ export interface StatusUpdate {
   at: number;
   /** why it failed, described (e.g. 131047) */
   error?: string;
+  /**
+   * What the gateway says the message costs (Cloud API `pricing`: billable, category such as
+   * `utility` or `service`, pricing model `PMP`, type `regular` / `free_customer_service` /
+   * `free_entry_point`); absent when the gateway reports none (Evolution).
+   */
+  pricing?: { billable: boolean; category: string; model: string; type: string };
 }
 
 export type Normalised =

@@ -1,3 +1,4 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { InboundMessage } from '../chat/message.js';
 import { USER_PREFIX } from './providers/cloud.js';
 
@@ -15,4 +16,13 @@ export function replyAddress(message: InboundMessage, defaultChannel: string): {
     message.phone ??
     (message.userId !== undefined ? USER_PREFIX + message.userId : message.lid !== undefined ? `${message.lid}@lid` : null);
   return to === null ? null : { channel: message.channel ?? defaultChannel, to };
+}
+
+/**
+ * The country of a recipient's phone (ISO 3166 alpha-2), `unknown` when the gateway withheld the
+ * phone or no country has it: reply counts, costs and daily caps are by country (utility rates are).
+ */
+export function recipientCountry(phone: string | null): string {
+  if (phone === null) return 'unknown';
+  return parsePhoneNumberFromString(phone)?.country ?? 'unknown';
 }

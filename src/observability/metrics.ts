@@ -14,6 +14,14 @@ import type { ProbeSink } from '../security/probes.js';
 
 const PREFIX = 'pinauth_';
 
+/** A label value a gateway chose (a pricing category): kept when it looks like one, else `other`, so the series stay bounded. */
+const word = (v: string): string => (/^[a-z_]{1,32}$/.test(v) ? v : 'other');
+/** A channel's gateway and number (`cloud:<phone_number_id>`, `evolution:<instance>`) as labels. */
+const channelLabels = (channel: string): { gateway: string; number: string } => {
+  const colon = channel.indexOf(':');
+  return colon === -1 ? { gateway: channel, number: '' } : { gateway: channel.slice(0, colon), number: channel.slice(colon + 1) };
+};
+
 /** Where a request went, as a bounded label: the route template, never the raw URL. */
 export type RouteLabel = string;
 
@@ -34,6 +42,8 @@ export interface WebMetrics extends ProbeSink {
   webhookDropped(reason: string): void;
   /** a gateway's status update of one of our messages, and whether it matched a record */
   deliveryStatus(gateway: string, status: string, result: string): void;
+  /** a message the gateway priced (Cloud API status `pricing`), once per message, by reply kind, channel and recipient country */
+  replyPriced(kind: string, channel: string, country: string, pricing: { billable: boolean; category: string; model: string }): void;
   /** the live socket count of this node, read at each snapshot */
   setSocketSource(count: () => number): void;
 }
@@ -45,6 +55,10 @@ export interface WorkerMetrics {
   pinExpired(): void;
   /** an outbound message the gateway took (sent) or refused for good (failed) */
   outboundResult(gateway: string, result: 'sent' | 'failed'): void;
+  /** a chat reply the gateway took, by kind, gateway, number and recipient country */
+  replySent(kind: string, gateway: string, number: string, country: string): void;
+  /** a chat reply not sent: its kind switched off (policy) or its country's daily cap reached (daily-cap) */
+  replyWithheld(kind: string, reason: string, country: string): void;
   /** an inbound job that failed for good (waits for `npm run replay-inbound`) */
   inboundFailed(): void;
   /** an account's identifiers changed: a link made (of `kind`), a number moved, a recycled number refused, a conflict */
@@ -109,6 +123,12 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
     name: `${PREFIX}delivery_status_updates_total`,
     help: "Gateways' status updates of our messages (sent, delivered, read, failed), by gateway, status and whether they matched a tracked message (updated, stale, unknown)",
     labelNames: ['gateway', 'status', 'result'] as const,
+    registers: webRegs,
+  });
+  const priced = new client.Counter({
+    name: `${PREFIX}replies_priced_total`,
+    help: "Messages the gateway priced (Cloud API status webhooks' pricing), once each, by reply kind, gateway, number, recipient country, pricing category and model, and whether billable: billable × the country's rate is what replies cost",
+    labelNames: ['kind', 'gateway', 'number', 'country', 'category', 'pricing_model', 'billable'] as const,
     registers: webRegs,
   });
   // Probing, by bounded labels only (action, kind, budget name); the IP group is in the warn logs.
@@ -180,6 +200,18 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
     labelNames: ['gateway', 'result'] as const,
     registers: workerRegs,
   });
+  const repliesSent = new client.Counter({
+    name: `${PREFIX}replies_sent_total`,
+    help: 'Chat replies the gateway took, by kind, gateway, number (phone number id or instance) and recipient country (unknown when the phone was withheld): on a gateway that reports no pricing (Evolution), what replies cost is counted from these',
+    labelNames: ['kind', 'gateway', 'number', 'country'] as const,
+    registers: workerRegs,
+  });
+  const repliesWithheld = new client.Counter({
+    name: `${PREFIX}replies_withheld_total`,
+    help: 'Chat replies not sent, by kind, reason (policy: the kind is off in CHAT_REPLY_KINDS; daily-cap: REPLY_DAILY_CAP_PER_COUNTRY reached for the country today, UTC) and recipient country; the login went on',
+    labelNames: ['kind', 'reason', 'country'] as const,
+    registers: workerRegs,
+  });
   const inboundFailed = new client.Counter({
     name: `${PREFIX}inbound_failed_total`,
     help: 'Inbound chat messages whose job failed for good (a fault other than Redis, past its attempts, or stalled too often): no login, no reply until replayed with npm run replay-inbound',
@@ -224,6 +256,8 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
       webhookIgnored: (reason) => ignored.inc({ reason }),
       webhookDropped: (reason) => dropped.inc({ reason }),
       deliveryStatus: (gateway, status, result) => statuses.inc({ gateway, status, result }),
+      replyPriced: (kind, channel, country, pricing) =>
+        priced.inc({ kind, ...channelLabels(channel), country, category: word(pricing.category), pricing_model: word(pricing.model.toLowerCase()), billable: String(pricing.billable) }),
       wrongGuess: (action) => wrongGuesses.inc({ action }),
       collision: (kind) => collisions.inc({ kind }),
       rateLimited: (limit) => rateLimited.inc({ limit }),
@@ -243,6 +277,8 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
       },
       pinExpired: () => expiries.inc(),
       outboundResult: (gateway, result) => outbound.inc({ gateway, result }),
+      replySent: (kind, gateway, number, country) => repliesSent.inc({ kind, gateway, number, country }),
+      replyWithheld: (kind, reason, country) => repliesWithheld.inc({ kind, reason, country }),
       inboundFailed: () => inboundFailed.inc(),
       identityEvent: (event, kind) => {
         if (event === 'linked') identityLinks.inc({ kind: kind ?? 'unknown' });

@@ -1,4 +1,4 @@
-import type { OutboundKind } from '../chat/message.js';
+import type { ChatButton, OutboundKind } from '../chat/message.js';
 
 /**
  * Queue names and the data each job carries. Job data is shown on the dashboard, so it never
@@ -29,4 +29,8 @@ export interface OutboundJob {
   userId?: string;
   /** channel to send on (`evolution:<instance>`, `cloud:<phone_number_id>`, `log`); absent: the default */
   channel?: string;
+  /** reply buttons, shown where the gateway has them (Cloud API); elsewhere the text alone goes */
+  buttons?: ChatButton[];
+  /** the recipient's country (ISO 3166 alpha-2, or `unknown`): reply counts and costs are by country */
+  country?: string;
 }

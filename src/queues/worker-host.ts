@@ -19,6 +19,8 @@ export interface WorkerHooks extends InboundHooks {
   onOutboundResult?: (gateway: string, result: 'sent' | 'failed') => void;
   /** an inbound job that failed for good (nothing retries it; `npm run replay-inbound` does) */
   onInboundFailed?: () => void;
+  /** a chat reply the gateway took (outbound.ts) */
+  onReplySent?: (kind: string, gateway: string, number: string, country: string) => void;
   /** every finished attempt of any queue's job (metrics) */
   onJobFinished?: (queue: string, result: 'completed' | 'failed') => void;
 }
@@ -91,6 +93,7 @@ export function startWorkers(services: WorkerServices, hooks: WorkerHooks = {}):
     delivery: services.delivery,
     ledger: new SendLedger(redis, keys, config.deliveryRecordSeconds),
     onResult: hooks.onOutboundResult,
+    onReplySent: hooks.onReplySent,
   });
   const workers: Worker[] = [
     ...partitions.map((k) =>

@@ -1,11 +1,16 @@
 import { describeGraphError, isTransientGraphError, type GraphError } from '../graph-errors.js';
+import type { ChatButton } from '../../chat/message.js';
 import { bodySnippet, postJson, type FailureDescription, type MessagingProvider } from './provider.js';
 
 /**
  * WhatsApp Cloud API: `POST {GRAPH_API_URL}/{phone number id}/messages`, bearer token,
  * `{messaging_product: "whatsapp", to, type: "text", text: {body}}`; to a sender known only by
- * a business-scoped user id (`user:<id>`), `recipient: <id>` instead of `to`.
+ * a business-scoped user id (`user:<id>`), `recipient: <id>` instead of `to`. With buttons, an
+ * interactive reply-buttons message instead: `{type: "interactive", interactive: {type: "button",
+ * body: {text}, action: {buttons: [{type: "reply", reply: {id, title}}]}}}` (at most 3 buttons,
+ * titles of at most 20 characters, a body of at most 1024).
  */
+const MAX_INTERACTIVE_BODY = 1024;
 /** How an outbound job addresses a business-scoped user id rather than a phone. */
 export const USER_PREFIX = 'user:';
 
@@ -13,7 +18,8 @@ export class CloudProvider implements MessagingProvider {
   readonly name = 'cloud';
   constructor(private readonly opts: { graphApiUrl: string; token: string; phoneNumberId: string; timeoutMs: number }) {}
 
-  async send(to: string, text: string, opts: { marker?: string } = {}): Promise<{ providerMessageId: string | null }> {
+  async send(to: string, text: string, opts: { marker?: string; buttons?: ChatButton[] } = {}): Promise<{ providerMessageId: string | null }> {
+    const buttons = opts.buttons !== undefined && opts.buttons.length > 0 && text.length <= MAX_INTERACTIVE_BODY ? opts.buttons.slice(0, 3) : null;
     const url = `${this.opts.graphApiUrl}/${encodeURIComponent(this.opts.phoneNumberId)}/messages`;
     const body = await postJson(
       url,
@@ -22,8 +28,16 @@ export class CloudProvider implements MessagingProvider {
         messaging_product: 'whatsapp',
         recipient_type: 'individual',
         ...(to.startsWith(USER_PREFIX) ? { recipient: to.slice(USER_PREFIX.length) } : { to: to.replace(/^\+/, '') }),
-        type: 'text',
-        text: { body: text },
+        ...(buttons === null
+          ? { type: 'text', text: { body: text } }
+          : {
+              type: 'interactive',
+              interactive: {
+                type: 'button',
+                body: { text },
+                action: { buttons: buttons.map((b) => ({ type: 'reply', reply: { id: b.id, title: b.title.slice(0, 20) } })) },
+              },
+            }),
         // echoed in the status webhooks of this message (at most 512 characters)
         ...(opts.marker !== undefined ? { biz_opaque_callback_data: opts.marker.slice(0, 512) } : {}),
       },

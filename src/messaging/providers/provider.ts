@@ -1,3 +1,5 @@
+import type { ChatButton } from '../../chat/message.js';
+
 /**
  * An outbound messaging provider: sends one text to one phone. Failures say whether a retry can
  * help (timeouts, connection errors, 429, 5xx, and whatever a provider knows to be transient)
@@ -9,8 +11,10 @@ export interface MessagingProvider {
    * `marker`: the outbound job's id, sent along where the gateway carries such a value back
    * (Cloud API: `biz_opaque_callback_data`, echoed in its status webhooks). No gateway takes an
    * idempotency key for sends: the marker identifies a message, it does not de-duplicate it.
+   * `buttons`: reply buttons under the text where the gateway has them (Cloud API); a gateway
+   * without them sends the text alone, which says what to type.
    */
-  send(to: string, text: string, opts?: { marker?: string }): Promise<{ providerMessageId: string | null }>;
+  send(to: string, text: string, opts?: { marker?: string; buttons?: ChatButton[] }): Promise<{ providerMessageId: string | null }>;
 }
 
 export class ProviderError extends Error {

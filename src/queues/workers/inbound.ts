@@ -16,7 +16,7 @@ import type { Limits } from '../../security/limits.js';
 import { retryOrGiveUp } from '../inbound-retry.js';
 import type { InboundJob, InboundMessage } from '../jobs.js';
 import type { Queues } from '../queues.js';
-import { ChatReplies } from '../replies.js';
+import { ChatReplies, type WithheldReason } from '../replies.js';
 
 /** What happened to accounts' identifiers (metrics: observability/metrics.ts). */
 export type IdentityEvent = 'linked' | 'number-changed' | 'recycled-refused' | 'conflict';
@@ -25,6 +25,8 @@ export interface InboundHooks {
   onOutcome?: (outcome: LoginOutcome['outcome'], job: InboundJob) => void;
   /** `kind`: the identifier kind of a link */
   onIdentity?: (event: IdentityEvent, kind?: string) => void;
+  /** a reply not sent: its kind switched off, or its country's daily cap reached */
+  onReplyWithheld?: (kind: string, reason: WithheldReason, country: string) => void;
 }
 
 /** What the inbound processor uses of the process's services (services.ts's bag has it). */
@@ -66,7 +68,7 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
     stepwise: config.redis.kind === 'cluster',
     messageIdSeconds: config.messageIdSeconds,
   });
-  const replies = new ChatReplies(queues, limits, config.replies, config.defaultChannel);
+  const replies = new ChatReplies(queues, limits, config.replies, config.defaultChannel, { redis, keys, log, onWithheld: hooks.onReplyWithheld });
 
   /** An edit whose event did not name the sender: the sender of the message it edits, if kept. */
   const withSender = async (message: InboundMessage): Promise<InboundMessage> => {

@@ -29,6 +29,11 @@ export interface OutboundOptions {
    * for that long, not only this job (BullMQ's queue-wide rate limit).
    */
   holdQueue?: (ms: number) => Promise<void>;
+  /**
+   * a chat reply the gateway took, by kind, gateway, number (the channel's instance or phone
+   * number id) and recipient country: what a reply costs is counted from these (docs/operations.md)
+   */
+  onReplySent?: (kind: string, gateway: string, number: string, country: string) => void;
   /** tells whether an earlier attempt already got the message to the gateway (send-ledger.ts) */
   ledger?: SendLedger;
 }
@@ -66,7 +71,7 @@ export function outboundProcessor(senders: Senders, defaultChannel: string, log:
     }
     let sent: { providerMessageId: string | null };
     try {
-      sent = await provider.send(job.data.to, job.data.text, { marker: jobId });
+      sent = await provider.send(job.data.to, job.data.text, { marker: jobId, ...(job.data.buttons ? { buttons: job.data.buttons } : {}) });
     } catch (err) {
       if (err instanceof ProviderError && !err.retryable) {
         log.warn('outbound message rejected', { jobId: job.id, kind: job.data.kind, channel, reason: err.message });
@@ -88,8 +93,11 @@ export function outboundProcessor(senders: Senders, defaultChannel: string, log:
     }
     log.info('outbound message sent', { jobId: job.id, kind: job.data.kind, provider: provider.name, channel });
     opts.onResult?.(provider.name, 'sent');
-    // sent is sent: a failure to record it must not make the job send again
-    await opts.delivery?.sent(String(job.id), { kind: job.data.kind, channel }, sent.providerMessageId).catch((err: unknown) => {
+    const country = job.data.country ?? 'unknown';
+    if (job.data.kind !== 'manual') opts.onReplySent?.(job.data.kind, provider.name, channel.slice(channel.indexOf(':') + 1), country);
+    // sent is sent: a failure to record it must not make the job send again; the record keeps
+    // the kind and country, which the gateway's priced status webhooks are counted by
+    await opts.delivery?.sent(String(job.id), { kind: job.data.kind, channel, country }, sent.providerMessageId).catch((err: unknown) => {
       log.warn('delivery record not written', { jobId: job.id, error: err instanceof Error ? err.message : String(err) });
     });
     return { ...sent, channel };
