@@ -204,10 +204,11 @@ export function startFakeGraph(opts: { token: string; phoneNumberIds: string[] }
     if (req.method !== 'POST' || !m) return graphError(400, 100, 'Unsupported post request');
     if (req.headers.authorization !== `Bearer ${opts.token}`) return graphError(401, 190, 'Invalid OAuth access token');
     if (!opts.phoneNumberIds.includes(m[1]!)) return graphError(400, 100, `Unsupported post request. Object with ID '${m[1]}' does not exist`);
-    const body = (req.json ?? {}) as { messaging_product?: unknown; to?: unknown; recipient?: unknown; type?: unknown; text?: { body?: unknown } };
+    const body = (req.json ?? {}) as { messaging_product?: unknown; to?: unknown; recipient?: unknown; type?: unknown; text?: { body?: unknown }; interactive?: unknown };
     const to = typeof body.to === 'string' && /^\d{7,15}$/.test(body.to) ? body.to : null;
     const recipient = typeof body.recipient === 'string' && body.recipient !== '' ? body.recipient : null;
-    if (body.messaging_product !== 'whatsapp' || (to === null) === (recipient === null) || body.type !== 'text' || typeof body.text?.body !== 'string') {
+    const content = body.type === 'text' ? typeof body.text?.body === 'string' : body.type === 'interactive' && validButtons(body.interactive);
+    if (body.messaging_product !== 'whatsapp' || (to === null) === (recipient === null) || !content) {
       return graphError(400, 100, 'Invalid parameter');
     }
     const id = 'wamid.' + randomBytes(16).toString('base64url');
@@ -215,12 +216,96 @@ export function startFakeGraph(opts: { token: string; phoneNumberIds: string[] }
   });
 }
 
-/** The recipient digits and text of an outbound request of either gateway (Evolution v2 or Cloud API). */
+/**
+ * Meta's rules for an interactive reply-buttons message: `{type: "button", body: {text ≤ 1024},
+ * action: {buttons: 1-3 × {type: "reply", reply: {id ≤ 256, title ≤ 20, unique}}}}`.
+ */
+function validButtons(interactive: unknown): boolean {
+  const i = (interactive ?? {}) as { type?: unknown; body?: { text?: unknown }; action?: { buttons?: unknown } };
+  if (i.type !== 'button' || typeof i.body?.text !== 'string' || i.body.text.length > 1024 || !Array.isArray(i.action?.buttons)) return false;
+  const buttons = i.action.buttons as Array<{ type?: unknown; reply?: { id?: unknown; title?: unknown } }>;
+  const ok = (b: (typeof buttons)[number]): boolean =>
+    b.type === 'reply' && typeof b.reply?.id === 'string' && b.reply.id.length <= 256 && typeof b.reply.title === 'string' && [...b.reply.title].length <= 20;
+  return buttons.length >= 1 && buttons.length <= 3 && buttons.every(ok) && new Set(buttons.map((b) => b.reply?.id)).size === buttons.length;
+}
+
+/** The reply buttons of a Cloud API interactive message (empty for any other request). */
+export function buttonsOf(req: RecordedRequest): Array<{ id: string; title: string }> {
+  const j = (req.json ?? {}) as { interactive?: { action?: { buttons?: Array<{ reply?: { id: string; title: string } }> } } };
+  return (j.interactive?.action?.buttons ?? []).flatMap((b) => (b.reply ? [b.reply] : []));
+}
+
+/** The recipient digits and text of an outbound request of either gateway (Evolution v2 or Cloud API, text or interactive). */
 export function outboundOf(req: RecordedRequest): { to: string | null; text: string | null } {
-  const j = (req.json ?? {}) as { number?: unknown; text?: unknown; to?: unknown };
+  const j = (req.json ?? {}) as { number?: unknown; text?: unknown; to?: unknown; interactive?: { body?: { text?: unknown } } };
   if (typeof j.number === 'string') return { to: j.number, text: typeof j.text === 'string' ? j.text : null };
-  const body = typeof j.text === 'object' && j.text !== null ? (j.text as { body?: unknown }).body : undefined;
+  const body = typeof j.text === 'object' && j.text !== null ? (j.text as { body?: unknown }).body : j.interactive?.body?.text;
   return { to: typeof j.to === 'string' ? j.to : null, text: typeof body === 'string' ? body : null };
+}
+
+/** A Cloud API webhook of a reply-button press (`type: "interactive"`, `interactive.button_reply`), in answer to message `context`. */
+export function cloudButtonReply(opts: { phone: string; id: string; title: string; context?: string; name?: string }): Record<string, unknown> {
+  const from = opts.phone.replace(/^\+/, '');
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '102290129340398',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
+              contacts: [{ profile: { name: opts.name ?? 'Cloud Person' }, wa_id: from }],
+              messages: [
+                {
+                  context: { from: '15550783881', id: opts.context ?? 'wamid.' + randomBytes(16).toString('base64url') },
+                  from,
+                  id: 'wamid.' + randomBytes(16).toString('base64url'),
+                  timestamp: String(Math.floor(Date.now() / 1000)),
+                  type: 'interactive',
+                  interactive: { type: 'button_reply', button_reply: { id: opts.id, title: opts.title } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** A Cloud API status webhook of message `id` to `phone`, priced as Meta prices it (per-message pricing, `PMP`). */
+export function cloudPricedStatus(opts: { id: string; phone: string; status?: 'sent' | 'delivered' | 'read'; billable?: boolean; category?: string }): Record<string, unknown> {
+  const to = opts.phone.replace(/^\+/, '');
+  const billable = opts.billable ?? true;
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '102290129340398',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
+              statuses: [
+                {
+                  id: opts.id,
+                  status: opts.status ?? 'sent',
+                  timestamp: String(Math.floor(Date.now() / 1000)),
+                  recipient_id: to,
+                  pricing: { billable, pricing_model: 'PMP', category: opts.category ?? 'utility', type: billable ? 'regular' : 'free_customer_service' },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  };
 }
 
 /**

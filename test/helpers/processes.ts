@@ -84,6 +84,8 @@ export async function startProcess(
       NODE_ENV: 'test',
       REDIS_URL,
       LOG_LEVEL: 'info',
+      // the suites were written when every reply went out; the reply policy's own tests set it
+      CHAT_REPLY_KINDS: 'all',
       PORT: String(port),
       INSTANCE_NAME: `${role}-${port || randomBytes(3).toString('hex')}`,
       ...env,

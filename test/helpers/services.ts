@@ -10,7 +10,7 @@ import { cleanPrefix, REDIS_URL, uniquePrefix } from './redis.js';
  * directly), on the shared Redis under a KEY_PREFIX of their own, keys loaded and Redis ready.
  */
 export async function startServices(name: string, env: Record<string, string>): Promise<Services> {
-  const config = loadConfig({ ...RELAXED_LIMITS, KEY_PREFIX: uniquePrefix(name), REDIS_URL, ...env });
+  const config = loadConfig({ CHAT_REPLY_KINDS: 'all', ...RELAXED_LIMITS, KEY_PREFIX: uniquePrefix(name), REDIS_URL, ...env });
   const services = createServices(config, createLogger({ level: 'error', production: false, role: 'test', instance: 'test' }), 'test');
   await waitReady(services.redis, 5000);
   await services.ready();
