@@ -30,7 +30,8 @@ const utcDay = (now = Date.now()): string => new Date(now).toISOString().slice(0
  * (job id), and rate-limited per recipient so nobody can use the service to spam a number.
  * Replies cost money (docs/operations.md), so they are a policy: a kind switched off
  * (CHAT_REPLY_KINDS) is not sent, and past REPLY_DAILY_CAP_PER_COUNTRY replies to one country in
- * a UTC day none goes there until the next; the login goes on either way. The question carries
+ * a UTC day none goes there until the next but the question (counted, never withheld: a login
+ * needs it); the login goes on either way. The question carries
  * YES / NO buttons bound to its number, shown where the gateway has them.
  */
 export class ChatReplies {
@@ -53,7 +54,8 @@ export class ChatReplies {
     const address = replyAddress(message, this.defaultChannel);
     if (address === null) return;
     if (!(await this.limits.tryConsume('reply', address.to))) return;
-    if (!(await this.underDailyCap(country, facts.kind))) return;
+    // the question counts toward the cap but is always sent: without it nobody can sign in
+    if (!(await this.underDailyCap(country, facts.kind)) && facts.kind !== 'confirm') return;
     const job: OutboundJob = { to: address.to, text: replyText(this.cfg, facts), kind: facts.kind, channel: address.channel, country };
     if (facts.kind === 'confirm') job.buttons = confirmButtons(this.cfg, facts.question);
     // one reply per chat message, even when its job is retried after queueing it
@@ -70,7 +72,7 @@ export class ChatReplies {
     // kept two days: the whole UTC day, whatever the clocks' skew
     const [[, count]] = (await this.policy.redis.multi().incr(key).expire(key, 2 * 86400).exec()) as [[Error | null, number]];
     if (count <= cap) return true;
-    this.policy.onWithheld?.(kind, 'daily-cap', country);
+    if (kind !== 'confirm') this.policy.onWithheld?.(kind, 'daily-cap', country);
     // one warning per country and day, when the cap is first passed
     if (count === cap + 1) this.policy.log.warn('daily reply cap reached: no more replies to this country today (UTC); logins go on', { country, cap, day });
     return false;
