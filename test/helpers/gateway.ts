@@ -260,9 +260,9 @@ export function cloudButtonReply(opts: { phone: string; id: string; title: strin
               contacts: [{ profile: { name: opts.name ?? 'Cloud Person' }, wa_id: from }],
               messages: [
                 {
-                  context: { from: '15550783881', id: opts.context ?? 'wamid.' + randomBytes(16).toString('base64url') },
+                  context: { from: '15550783881', id: opts.context ?? `wamid.${randomBytes(16).toString('base64url')}` },
                   from,
-                  id: 'wamid.' + randomBytes(16).toString('base64url'),
+                  id: `wamid.${randomBytes(16).toString('base64url')}`,
                   timestamp: String(Math.floor(Date.now() / 1000)),
                   type: 'interactive',
                   interactive: { type: 'button_reply', button_reply: { id: opts.id, title: opts.title } },

@@ -21,8 +21,8 @@ const GRAPH_TOKEN = 'replies-graph-token';
 const PNID = '106540352242922';
 const METRICS_TOKEN = 'replies-metrics-token-0123456789';
 const digits = (phone: string): string => phone.replace(/^\+/, '');
-const brazilPhone = (): string => '+55119' + String(Math.floor(1e7 + Math.random() * 9e7));
-const portugalPhone = (): string => '+35191' + String(Math.floor(1e6 + Math.random() * 9e6));
+const brazilPhone = (): string => `+55119${Math.floor(1e7 + Math.random() * 9e7)}`;
+const portugalPhone = (): string => `+35191${Math.floor(1e6 + Math.random() * 9e6)}`;
 
 describe('messaging: replies as a policy (CHAT_REPLY_KINDS), their cost, the daily cap', function () {
   describe('configuration', function () {
