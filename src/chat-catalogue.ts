@@ -16,7 +16,7 @@ export type Language = (typeof LANGUAGES)[number];
  */
 export const REPLY_KINDS = ['confirm', 'which-one', 'signed-in', 'unknown-code', 'denied', 'nothing-to-confirm', 'signed-out', 'cannot-sign-in'] as const;
 export type ReplyKind = (typeof REPLY_KINDS)[number];
-export const DEFAULT_REPLY_KINDS: readonly ReplyKind[] = ['confirm', 'which-one', 'unknown-code', 'nothing-to-confirm', 'signed-out', 'cannot-sign-in'];
+export const DEFAULT_REPLY_KINDS: readonly ReplyKind[] = ['confirm', 'which-one', 'signed-in', 'unknown-code', 'nothing-to-confirm', 'signed-out', 'cannot-sign-in'];
 
 export interface ChatTexts {
   /** after a login; the undo hint follows it */

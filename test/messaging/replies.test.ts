@@ -64,8 +64,8 @@ describe('messaging: replies as a policy (CHAT_REPLY_KINDS), their cost, the dai
           GRAPH_API_URL: `${graph.url}/v21.0`,
           LOGIN_CONFIRMATION: 'on',
           APP_NAME: 'Acme',
-          // empty: the documented default (the test processes otherwise send every kind)
-          CHAT_REPLY_KINDS: '',
+          // the default less `signed-in`, as docs/configuration.md suggests with confirmation on
+          CHAT_REPLY_KINDS: 'confirm,which-one,unknown-code,nothing-to-confirm,signed-out,cannot-sign-in',
           REPLY_DAILY_CAP_PER_COUNTRY: '2',
           METRICS_TOKEN,
           METRICS_INTERVAL_MS: '200',
@@ -130,7 +130,7 @@ describe('messaging: replies as a policy (CHAT_REPLY_KINDS), their cost, the dai
       expect(login.user.phone).to.equal(phone);
       expect((await check(first.pin)).body).to.include({ verified: false, awaitingConfirmation: true });
 
-      // "signed-in" is off by default: withheld (counted), never sent; the login went on
+      // "signed-in" is switched off here: withheld (counted), never sent; the login went on
       await metricAtLeast('pinauth_replies_withheld_total', { kind: 'signed-in', reason: 'policy', country: 'GB' }, 1);
       expect(sentTo(graph, phone).map((r) => outboundOf(r).text)).to.have.length(2);
 
