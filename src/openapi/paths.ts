@@ -320,6 +320,17 @@ export const ROUTES: RouteDoc[] = [
   },
   {
     method: 'get',
+    path: '/demo/emoji/:asset',
+    tag: 'pages',
+    summary: 'The pictures of the emoji the server draws (when DEMO_PAGE is on or OpenID clients are configured)',
+    description: 'One Twemoji SVG per emoji of the alphabet, named by its code point in lowercase hex (e.g. `1f34e.svg` for 🍎), so the code shows in colour where no emoji font is installed; any other name is 404.',
+    params: { asset: 'the emoji\'s code point in lowercase hex, then `.svg`' },
+    example: { params: { asset: '1f34e.svg' } },
+    ok: { description: 'SVG', contentType: 'image/svg+xml' },
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'get',
     path: '/favicon.ico',
     tag: 'pages',
     summary: "The service's icon (when DEMO_PAGE is on or OpenID clients are configured)",

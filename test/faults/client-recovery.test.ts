@@ -48,13 +48,16 @@ describe('faults: clients recover what a fault took (production defaults)', func
     await redis?.kill();
   });
 
-  /** Holds the reply of the next Redis request about this PIN's registration (its register script). */
-  const loseAnswerFor = (pin: string): Promise<void> => proxy.delayReplyTo(new RegExp(hasher.hash(pin).replace(/[-]/g, '\\-')), LATE_MS);
+  const pinPattern = (pin: string): string => hasher.hash(pin).replace(/[-]/g, '\\-');
+  /** Holds the reply of the next Redis request about this PIN's registration (check-login's `check`). */
+  const loseAnswerFor = (pin: string): Promise<void> => proxy.delayReplyTo(new RegExp(pinPattern(pin)), LATE_MS);
+  /** Holds the reply of register-pin's last call, the one that stores the registration (`register` 'write'). */
+  const loseRegisterAnswerFor = (pin: string): Promise<void> => proxy.delayReplyTo(new RegExp(`${pinPattern(pin)}[\\s\\S]*\\$5\\r\\nwrite\\r\\n`), LATE_MS);
 
   it('HTTP: a {pin} registration answered 503 was applied; the same request with the same Idempotency-Key gets that registration, and the person signs in', async function () {
     const pin = randomPin() + 'Aa1';
     const register = (key: string): Promise<JsonResponse> => request(a.url, 'POST', '/register-pin', { json: { pin }, headers: { 'idempotency-key': key } });
-    const held = loseAnswerFor(pin);
+    const held = loseRegisterAnswerFor(pin);
     const first = await register('attempt-1');
     await held;
     expectError(first, 503, 'NETWORK_ERROR');
@@ -80,7 +83,7 @@ describe('faults: clients recover what a fault took (production defaults)', func
 
   it('HTTP: without a key the same retry gets a decoy whose emoji string signs nobody in (why the client always sends one)', async function () {
     const pin = randomPin() + 'Aa1';
-    const held = loseAnswerFor(pin);
+    const held = loseRegisterAnswerFor(pin);
     expectError(await post(a.url, '/register-pin', { pin }), 503, 'NETWORK_ERROR');
     await held;
     const retry = await post(a.url, '/register-pin', { pin });
@@ -93,7 +96,7 @@ describe('faults: clients recover what a fault took (production defaults)', func
     it(`the shipped client (${transport}): its registration's answer is lost, it retries as documented, shows the stored string, and the person signs in`, async function () {
       const client = new PinAuthClient({ baseUrl: a.url, transport });
       const pin = randomPin() + 'Aa1';
-      const held = loseAnswerFor(pin);
+      const held = loseRegisterAnswerFor(pin);
       const login = await client.startLogin({ pin });
       await held;
       expect([...new Intl.Segmenter().segment(login.emojiString)]).to.have.length(8);

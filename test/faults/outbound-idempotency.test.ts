@@ -36,8 +36,8 @@ describe('faults: outbound sends are not repeated once the gateway accepted them
   it('a job taken over after the gateway accepted its message sends nothing; the request carried the job id as marker', async function () {
     const { login } = await fullLogin(f.stack.url);
     const text = `ledger-${Date.now()}`;
-    // the worker's delivery record of the send: it runs, its answer is held...
-    const held = f.proxy.delayReplyTo(/wamid\.MOCKSENT/, 10000);
+    // the worker's record of the send ('sent' with the gateway's id, delivery-apply): it runs, its answer is held...
+    const held = f.proxy.delayReplyTo(/\$4\r\nsent\r\n[\s\S]*wamid\.MOCKSENT/, 10000);
     const sent = await post(f.stack.url, '/send-message', { phoneNumber: '+5511912345678', message: text }, login.token);
     expect(sent.status, sent.text).to.equal(200);
     await held;

@@ -102,7 +102,7 @@ describe('openapi: real responses match the document', function () {
     expect(reused.status).to.equal(422);
     conforms('post', '/send-message', reused);
 
-    for (const [path, documented] of [['/demo/style.css', '/demo/{asset}'], ['/demo/app.js', '/demo/{asset}'], ['/docs/swagger-ui.css', '/docs/{asset}'], ['/docs/no-such-asset.js', '/docs/{asset}']] as const) {
+    for (const [path, documented] of [['/demo/style.css', '/demo/{asset}'], ['/demo/app.js', '/demo/{asset}'], ['/demo/emoji/1f34e.svg', '/demo/emoji/{asset}'], ['/demo/emoji/no-such.svg', '/demo/emoji/{asset}'], ['/docs/swagger-ui.css', '/docs/{asset}'], ['/docs/no-such-asset.js', '/docs/{asset}']] as const) {
       conforms('get', documented, await request(stack.url, 'GET', path));
     }
 
