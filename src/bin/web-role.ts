@@ -2,11 +2,7 @@ import http from 'node:http';
 import { adminMiddleware } from '../http/admin/index.js';
 import { AdminLoginThrottle } from '../http/admin/login-throttle.js';
 import { metricsHooks } from '../http/admin/request-metrics.js';
-import { API_BODY_BYTES, createApp } from '../http/app.js';
-import { apiHandlers } from '../http/api-core.js';
-import { fastApi } from '../http/fast-api.js';
-import { fastWebhook } from '../http/fast-webhook.js';
-import { createWebhookAcceptor } from '../http/webhook-core.js';
+import { createApp } from '../http/app.js';
 import { loginPageRoutes } from '../demo/routes.js';
 import { createClusterGauges } from '../observability/cluster-gauges.js';
 import { renderClusterMetrics } from '../observability/snapshots.js';
@@ -27,7 +23,7 @@ export interface WebRole {
 /** A node that stopped writing snapshots for this long is dropped from /metrics. */
 const staleAfter = (intervalMs: number): number => Math.max(3 * intervalMs, 15_000);
 
-/** The web role: Koa API (webhooks in front of it), operator pages and Socket.IO on one port. */
+/** The web role: the Koa app (API, webhook, pages, operator pages) and Socket.IO on one port. */
 export async function startWeb(b: Bootstrapped): Promise<WebRole> {
   const { config, log, services, metrics } = b;
   const live = createClusterGauges(services.queues.all(), () => services.registrations.activeCount());
@@ -42,30 +38,22 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
     });
   const hooks = metricsHooks(metrics.web);
   services.probes.attach(metrics.web);
-  const acceptWebhook = createWebhookAcceptor(services, hooks.webhook);
   const oidc = config.oidc ? oidcMiddleware(services, config.oidc) : undefined;
   const throttle = new AdminLoginThrottle(services.redis, services.keys, config.rateLimits.adminFailuresPer15Minutes, config.rateLimits.ipv6PrefixLength, log);
-  // one instance of each handler for Koa's routes and the lean handlers in front of it
-  const api = apiHandlers(services);
   const app = createApp(services, {
     ...hooks,
-    acceptWebhook,
-    api,
     oidc,
     before: adminMiddleware(config, services.queues.all(), render, throttle),
     pages: loginPageRoutes(config),
   });
   if (config.oidc) log.info('OpenID provider enabled', { issuer: config.oidc.issuer, clients: config.oidc.clients.length });
-  const onDone = (method: string, route: string, status: number, seconds: number) => metrics.web.requestDone(method, route, status, seconds);
-  const lean = { log, onDone };
-  const koa = await fastApi({ ...lean, api, bodyLimit: API_BODY_BYTES, trustProxy: config.trustProxy, cors: config.corsOrigins.length > 0 }, app.callback());
   // A request's head and body must arrive within REQUEST_TIMEOUT_MS of its first byte, or Node
   // closes the connection (a stalled body holds nothing for long: SECURITY.md); checked every
   // second rather than Node's 30 s. The time a keep-alive connection idles between requests
   // does not count (Node measures from the request's first byte).
   const server = http.createServer(
     { requestTimeout: config.requestTimeoutMs, headersTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1000 },
-    await fastWebhook({ ...lean, accept: acceptWebhook }, koa),
+    app.callback(),
   );
   // Longer than any load balancer's idle timeout (Heroku's router: 55 s), so it closes first.
   server.keepAliveTimeout = 61_000;

@@ -1,5 +1,4 @@
 import Koa from 'koa';
-import Router from '@koa/router';
 import type { Services } from '../services.js';
 import type { AppState, AppContext, AppRouter } from './context.js';
 import { corsAllowlist } from './middleware/cors.js';
@@ -7,31 +6,12 @@ import { errorHandler } from './middleware/errors.js';
 import { lingeringClose } from './lingering-close.js';
 import { requestContext } from './middleware/request-context.js';
 import { securityHeaders } from './middleware/security-headers.js';
-import { registerDocsRoutes } from './routes/docs.js';
-import { registerCheckLoginRoute } from './routes/check-login.js';
-import { registerHealthRoute } from './routes/health.js';
-import { registerJwksRoute } from './routes/jwks.js';
-import { registerLogoutRoute } from './routes/logout.js';
-import { registerMessagesRoute } from './routes/messages.js';
-import { registerMessagingEndpointRoute, webhookSlashes } from './routes/messaging-endpoint.js';
-import { registerProfileRoute } from './routes/profile.js';
-import { registerRefreshTokenRoute } from './routes/refresh-token.js';
-import { registerRegisterPinRoute } from './routes/register-pin.js';
-import { registerSendMessageRoute } from './routes/send-message.js';
-import { registerSessionsRoutes } from './routes/sessions.js';
-import { createWebhookAcceptor, type AcceptWebhook, type WebhookHooks } from './webhook-core.js';
-import { apiHandlers, type ApiHandler, type ApiRoute } from './api-core.js';
-
-/** the API's JSON bodies (the webhook has its own limit) */
-export const API_BODY_BYTES = 16 * 1024;
-export const API_BODY_LIMIT = `${API_BODY_BYTES}b`;
+import { webhookSlashes } from './routes/messaging-endpoint.js';
+import { createRouter } from './routes.js';
+import { createWebhookAcceptor, type WebhookHooks } from './webhook-core.js';
 
 export interface AppHooks {
   webhook?: WebhookHooks;
-  /** the webhook core to share with the lean handler in front of Koa (made from `webhook` when absent) */
-  acceptWebhook?: AcceptWebhook;
-  /** the polled endpoints' handlers to share with the lean handler in front of Koa (made here when absent) */
-  api?: Record<ApiRoute, ApiHandler>;
   /** called once per request with its duration (metrics) */
   onRequest?: (ctx: AppContext, seconds: number) => void;
   /** extra middleware mounted before the API routes (dashboard, metrics, headers) */
@@ -45,7 +25,7 @@ export interface AppHooks {
   pages?: (router: AppRouter) => void;
 }
 
-/** The Koa application: request context, one error handler, the API's routes. */
+/** The Koa application: what every request goes through, then the route table (routes.ts). */
 export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppState> {
   const app = new Koa<AppState>();
   if (services.config.trustProxy) {
@@ -66,32 +46,9 @@ export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppStat
   for (const mw of hooks.before ?? []) app.use(mw);
 
   app.use(webhookSlashes);
-  const router = createRouter(services, hooks.acceptWebhook ?? createWebhookAcceptor(services, hooks.webhook), hooks);
+  const router = createRouter(services, createWebhookAcceptor(services, hooks.webhook), hooks.pages);
   app.use(router.routes());
   // not `throw: true`: the thrown error would lose the Allow header (errors.ts answers instead)
   app.use(router.allowedMethods());
   return app;
-}
-
-/**
- * Every route of the API, and the pages handed in. Each one is described in
- * src/openapi/paths.ts, and test/openapi/routes.test.ts compares this router's routes with that list.
- */
-export function createRouter(services: Services, acceptWebhook: AcceptWebhook, parts: Pick<AppHooks, 'api' | 'pages'> = {}): Router<AppState> {
-  const api = parts.api ?? apiHandlers(services);
-  const router = new Router<AppState>();
-  registerHealthRoute(router, services);
-  registerJwksRoute(router, services);
-  registerRegisterPinRoute(router, api.registerPin, API_BODY_LIMIT);
-  registerCheckLoginRoute(router, api.checkLogin, API_BODY_LIMIT);
-  registerRefreshTokenRoute(router, api.refreshToken, API_BODY_LIMIT);
-  registerProfileRoute(router, api.profile);
-  registerLogoutRoute(router, services, API_BODY_LIMIT);
-  registerSendMessageRoute(router, services, API_BODY_LIMIT);
-  registerSessionsRoutes(router, services);
-  registerMessagesRoute(router, services);
-  registerMessagingEndpointRoute(router, services, acceptWebhook);
-  registerDocsRoutes(router);
-  parts.pages?.(router);
-  return router;
 }

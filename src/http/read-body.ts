@@ -2,13 +2,10 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
 import type { ByteBudget } from '../security/webhook-admission.js';
 
-/** The body passed the limit (its rest is left unread). */
-export class TooLarge extends Error {}
-
 /** `application/json` or any `<type>/<subtype>+json`, parameters allowed (what Koa's `ctx.is` accepts). */
 export const JSON_TYPE = /^(?:application\/json|[\w.!#$%&'*^`|~-]+\/[\w.!#$%&'*^`|~-]+\+json)\s*(?:;|$)/i;
 
-/** What reading a body may do besides keeping it (the webhook's: see webhook-core.ts). */
+/** What reading a webhook body does besides keeping it (webhook-core.ts). */
 export interface BodyOptions {
   /** fed every byte as it arrives (the HMAC that authenticates the body) */
   hash?: { update(chunk: Buffer): unknown };
@@ -17,9 +14,9 @@ export interface BodyOptions {
   owner?: string;
   /**
    * Past `limit`, go on reading (and hashing) up to this many bytes, keeping none, and resolve
-   * null at the end; past it, 413 PAYLOAD_TOO_LARGE. Without it, TooLarge at once.
+   * null at the end; past it, 413 PAYLOAD_TOO_LARGE.
    */
-  drainTo?: number;
+  drainTo: number;
 }
 
 /** The body ended before its end, or the connection failed (nobody is left to answer). */
@@ -27,21 +24,17 @@ const incomplete = (): AppError => new AppError('VALIDATION_ERROR', 'Request bod
 const busy = (): AppError => new AppError('RATE_LIMITED', 'Too many unauthenticated webhook bodies in flight; retry later', { retryAfter: 1 });
 
 /**
- * The exact bytes of the body, up to the limit: TooLarge as soon as the declared or received
- * length passes it (the rest is left unread: the caller drains it or closes the connection).
- * With `drainTo` the rest is read and thrown away instead (null), and with `hash` every byte is
- * hashed as it arrives, so a body can be authenticated without keeping more than `limit` of it.
- * A refusal pauses the request: the caller answers and closes the connection (lingering-close.ts).
+ * The webhook's body reader: the exact bytes, up to `limit` (koa-bodyparser can neither hash a
+ * body as it arrives nor count its bytes against a budget). Past `limit` the rest is read and
+ * thrown away (null), up to `drainTo`; with `hash` every byte is hashed as it arrives, so a body
+ * can be authenticated without keeping more than `limit` of it. A refusal pauses the request:
+ * the answer goes out as a lingering close (lingering-close.ts).
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer>;
-export function readBody(req: IncomingMessage, limit: number, options: BodyOptions): Promise<Buffer | null>;
-export function readBody(req: IncomingMessage, limit: number, options?: BodyOptions): Promise<Buffer | null> {
-  const hash = options?.hash;
-  const budget = options?.budget;
-  const drainTo = options?.drainTo;
-  const owner = options?.owner ?? '';
+export function readBody(req: IncomingMessage, limit: number, options: BodyOptions): Promise<Buffer | null> {
+  const { hash, budget, drainTo } = options;
+  const owner = options.owner ?? '';
   const declared = Number(req.headers['content-length']);
-  if (declared > (drainTo ?? limit)) return Promise.reject(drainTo === undefined ? new TooLarge() : new AppError('PAYLOAD_TOO_LARGE'));
+  if (declared > drainTo) return Promise.reject(new AppError('PAYLOAD_TOO_LARGE'));
   // a declared length past the limit is never kept; one the budget can't hold is refused unread
   let keeping = !(declared > limit);
   if (keeping && budget !== undefined && declared > budget.left(owner)) return Promise.reject(busy());
@@ -53,13 +46,12 @@ export function readBody(req: IncomingMessage, limit: number, options?: BodyOpti
       size += chunk.length;
       hash?.update(chunk);
       if (keeping && size > limit) {
-        if (drainTo === undefined) return fail(new TooLarge());
         keeping = false;
         chunks = [];
         release();
       }
       if (!keeping) {
-        if (size > drainTo!) fail(new AppError('PAYLOAD_TOO_LARGE'));
+        if (size > drainTo) fail(new AppError('PAYLOAD_TOO_LARGE'));
         return;
       }
       if (budget !== undefined) {

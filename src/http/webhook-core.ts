@@ -49,9 +49,8 @@ export interface WebhookReceipt {
 export type AcceptWebhook = (req: IncomingMessage, route: WebhookRoute, log: () => Logger) => Promise<WebhookReceipt>;
 
 /**
- * The gateway's door, the one implementation of `POST /messaging-endpoint` (served by the lean
- * handler in fast-webhook.ts in front of Koa, and by the Koa route for any app without it). It
- * does the least before answering: authenticate, read the exact bytes, parse, normalise (so
+ * The gateway's door, `POST /messaging-endpoint` (its Koa route: routes/messaging-endpoint.ts).
+ * It does the least before answering: authenticate, read the exact bytes, parse, normalise (so
  * receipts and other noise never reach Redis), and add each text message as a job to the `inbound`
  * queue (queues/intake.ts; with INBOUND_PARTITIONS, the queue of the message id's partition). It
  * answers 200 only once every message is in Redis; a Redis failure propagates (503 NETWORK_ERROR: the gateway retries); 4xx only for requests

@@ -1,17 +1,10 @@
-import http from 'node:http';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import { loadConfig } from '../../src/config.js';
-import { createApp } from '../../src/http/app.js';
 import { loggablePath } from '../../src/messaging/webhook-path.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { waitReady } from '../../src/redis/connection.js';
-import { createServices, type Services } from '../../src/services.js';
 import { evolutionMessage } from '../helpers/gateway.js';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { eventually, post, request, type JsonResponse } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
-import { cleanPrefix, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { evolutionJwt, sign } from './support.js';
 
 const HMAC_SECRET = 'doors-meta-app-secret-0123456789';
@@ -34,49 +27,25 @@ const token = (claims: Record<string, unknown>, header: Record<string, unknown> 
 const now = (): number => Math.floor(Date.now() / 1000);
 
 /**
- * The webhook's two doors (the lean handler of a web process, the Koa route of an app without
- * it) answer every path and credential alike: by-events paths, the secret segment, the static
- * bearer key, Evolution's JWT with its claims, event kinds checked before shapes, and bodies over
- * the limit dropped with a 200. No secret reaches any log line, access lines included.
+ * The webhook answers every path and credential as documented: by-events paths, the secret
+ * segment, the static bearer key, Evolution's JWT with its claims, event kinds checked before
+ * shapes, and bodies over the limit dropped with a 200. No secret reaches any log line, access
+ * lines included.
  */
-describe('messaging: webhook doors, paths and credentials', function () {
+describe('messaging: the webhook door, paths and credentials', function () {
   let stack: Stack;
-  let koa: { server: http.Server; services: Services; url: string; prefix: string };
 
   before(async function () {
     this.timeout(120000);
     stack = await startStack({ name: 'doors', env: { ...AUTH_ENV, CHAT_REPLIES: 'false', LOG_LEVEL: 'http' } });
-    // the Koa door: an app with no lean handler in front, under a prefix of its own
-    const prefix = uniquePrefix('doors-koa');
-    const config = loadConfig({ ...AUTH_ENV, KEY_PREFIX: prefix, REDIS_URL, NODE_ENV: 'test', LOG_LEVEL: 'error' });
-    const services = createServices(config, createLogger({ level: 'error', production: false, role: 'test', instance: 'koa' }), 'test');
-    await waitReady(services.redis, 5000);
-    await services.ready();
-    const server = http.createServer(createApp(services).callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const addr = server.address();
-    koa = { server, services, prefix, url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}` };
   });
   after(async function () {
     this.timeout(30000);
     await stack?.stop();
-    if (koa) {
-      await new Promise<void>((resolve) => koa.server.close(() => resolve()));
-      await koa.services.close();
-      await cleanPrefix(koa.prefix);
-    }
   });
 
   const body = (text = 'hello there'): string => JSON.stringify(evolutionMessage({ text }));
-
-  /** The same request to both doors: their statuses and bodies must agree. */
-  async function both(path: string, raw: string, headers: Record<string, string> = {}): Promise<JsonResponse> {
-    const [lean, viaKoa] = [await postTo(stack.url)(path, raw, headers), await postTo(koa.url)(path, raw, headers)];
-    expect(viaKoa.status, `Koa door: ${viaKoa.text}`).to.equal(lean.status);
-    if (lean.status === 200) expect(viaKoa.body).to.deep.equal(lean.body);
-    else expect(viaKoa.body.error).to.equal(lean.body.error);
-    return lean;
-  }
+  const hook: Post = (path, raw, headers) => postTo(stack.url)(path, raw, headers);
 
   async function loginVia(path: string, headers: Record<string, string>): Promise<LoginBody> {
     const pin = randomPin();
@@ -100,18 +69,18 @@ describe('messaging: webhook doors, paths and credentials', function () {
       expect((await loginVia(`/messaging-endpoint/${PATH_SECRET}//messages-upsert`, {})).verified).to.equal(true);
     });
 
-    it('answers every path alike on both doors', async function () {
+    it('answers every path', async function () {
       const raw = body();
       // a by-events URL built on a base URL ending in `/` has a doubled slash (Evolution never retries a 404)
       const doubled = ['/messaging-endpoint//messages-upsert', `/messaging-endpoint/${PATH_SECRET}//messages-upsert`, `/messaging-endpoint//${PATH_SECRET}//messages-upsert`];
       for (const path of ['/messaging-endpoint', '/messaging-endpoint/messages-upsert', '/messaging-endpoint/contacts-upsert', `/messaging-endpoint/${PATH_SECRET}/messages-upsert`, ...doubled]) {
-        expect((await both(path, raw, { authorization: `Bearer ${BEARER_KEY}` })).status, path).to.equal(200);
+        expect((await hook(path, raw, { authorization: `Bearer ${BEARER_KEY}` })).status, path).to.equal(200);
       }
     });
 
     it('an event suffix names the event when the body does not', async function () {
       const raw = JSON.stringify({ ...evolutionMessage({ text: 'hi' }), event: undefined });
-      const r = await both(`/messaging-endpoint/${PATH_SECRET}/messages-upsert`, raw);
+      const r = await hook(`/messaging-endpoint/${PATH_SECRET}/messages-upsert`, raw);
       expect(r.body).to.include({ accepted: 1 });
     });
   });
@@ -128,7 +97,7 @@ describe('messaging: webhook doors, paths and credentials', function () {
         ['presence.update', null],
       ];
       for (const [event, data] of events) {
-        const r = await both('/messaging-endpoint', JSON.stringify({ event, instance: 'main', data }), { authorization: `Bearer ${BEARER_KEY}` });
+        const r = await hook('/messaging-endpoint', JSON.stringify({ event, instance: 'main', data }), { authorization: `Bearer ${BEARER_KEY}` });
         expect(r.status, `${event}: ${r.text}`).to.equal(200);
         expect(r.body, event).to.deep.equal({ received: true, accepted: 0, ignored: 1 });
       }
@@ -143,26 +112,26 @@ describe('messaging: webhook doors, paths and credentials', function () {
     };
 
     it('static bearer key: right passes, wrong, empty or another scheme fails', async function () {
-      expect((await both('/messaging-endpoint', raw, { authorization: `Bearer ${BEARER_KEY}` })).status).to.equal(200);
-      expect401(await both('/messaging-endpoint', raw, { authorization: `Bearer ${BEARER_KEY}x` }));
-      expect401(await both('/messaging-endpoint', raw, { authorization: `Bearer ${BEARER_KEY.slice(0, -1)}` }));
-      expect401(await both('/messaging-endpoint', raw, { authorization: `Basic ${BEARER_KEY}` }));
-      expect401(await both('/messaging-endpoint', raw, { authorization: 'Bearer' }));
+      expect((await hook('/messaging-endpoint', raw, { authorization: `Bearer ${BEARER_KEY}` })).status).to.equal(200);
+      expect401(await hook('/messaging-endpoint', raw, { authorization: `Bearer ${BEARER_KEY}x` }));
+      expect401(await hook('/messaging-endpoint', raw, { authorization: `Bearer ${BEARER_KEY.slice(0, -1)}` }));
+      expect401(await hook('/messaging-endpoint', raw, { authorization: `Basic ${BEARER_KEY}` }));
+      expect401(await hook('/messaging-endpoint', raw, { authorization: 'Bearer' }));
     });
 
     it('path secret: right passes; a wrong one fails even beside a valid signature', async function () {
-      expect((await both(`/messaging-endpoint/${PATH_SECRET}`, raw)).status).to.equal(200);
-      expect401(await both(`/messaging-endpoint/${PATH_SECRET}x`, raw));
-      expect401(await both(`/messaging-endpoint/wrongSecret_0123456789/messages-upsert`, raw, { 'x-hub-signature-256': sign(raw, HMAC_SECRET) }));
-      expect401(await both('/messaging-endpoint/whatever', raw));
+      expect((await hook(`/messaging-endpoint/${PATH_SECRET}`, raw)).status).to.equal(200);
+      expect401(await hook(`/messaging-endpoint/${PATH_SECRET}x`, raw));
+      expect401(await hook(`/messaging-endpoint/wrongSecret_0123456789/messages-upsert`, raw, { 'x-hub-signature-256': sign(raw, HMAC_SECRET) }));
+      expect401(await hook('/messaging-endpoint/whatever', raw));
       expect((await postTo(stack.url)('/messaging-endpoint/a/b/c', raw)).status).to.equal(404);
     });
 
     it("Evolution's JWT: the token Evolution makes passes", async function () {
-      expect((await both('/messaging-endpoint', raw, { authorization: `Bearer ${evolutionJwt(JWT_KEY)}` })).status).to.equal(200);
+      expect((await hook('/messaging-endpoint', raw, { authorization: `Bearer ${evolutionJwt(JWT_KEY)}` })).status).to.equal(200);
       // as jsonwebtoken signs it by default in Evolution (header typ JWT, iat from the payload)
       const t = jwt.sign({ iat: now(), exp: now() + 600, app: 'evolution', action: 'webhook' }, JWT_KEY, { algorithm: 'HS256' });
-      expect((await both('/messaging-endpoint', raw, { authorization: `Bearer ${t}` })).status).to.equal(200);
+      expect((await hook('/messaging-endpoint', raw, { authorization: `Bearer ${t}` })).status).to.equal(200);
     });
 
     it("Evolution's JWT: wrong claims or token type fail", async function () {
@@ -182,7 +151,7 @@ describe('messaging: webhook doors, paths and credentials', function () {
         ['HS512', jwt.sign(base, JWT_KEY, { algorithm: 'HS512' })],
       ];
       for (const [what, t] of bad) {
-        const r = await both('/messaging-endpoint', raw, { authorization: `Bearer ${t}` });
+        const r = await hook('/messaging-endpoint', raw, { authorization: `Bearer ${t}` });
         expect(r.status, what).to.equal(401);
       }
     });
@@ -191,7 +160,7 @@ describe('messaging: webhook doors, paths and credentials', function () {
   describe('bodies over the limit', function () {
     it('are read to the end, dropped, answered 200 (no gateway retry) and counted', async function () {
       const big = JSON.stringify({ event: 'messages.upsert', instance: 'main', data: { message: { imageMessage: { base64: 'A'.repeat(3 * 1024 * 1024) } } } });
-      const r = await both('/messaging-endpoint', big, { authorization: `Bearer ${BEARER_KEY}` });
+      const r = await hook('/messaging-endpoint', big, { authorization: `Bearer ${BEARER_KEY}` });
       expect(r.status).to.equal(200);
       expect(r.body).to.deep.equal({ received: true, accepted: 0, ignored: 0, dropped: 'too-large' });
       expect(r.headers.get('connection')).to.not.equal('close');
@@ -209,7 +178,7 @@ describe('messaging: webhook doors, paths and credentials', function () {
       for (const secret of secrets) expect(output.includes(secret), `log output holds ${secret}`).to.equal(false);
     });
 
-    it("the Koa door's access line names webhook paths by their label", function () {
+    it("the access line names webhook paths by their label", function () {
       for (const path of [`/messaging-endpoint/${PATH_SECRET}`, `/messaging-endpoint/${PATH_SECRET}/messages-upsert`, '/messaging-endpoint/wrongSecret_0123456789', '/messaging-endpoint/a/b/c/d']) {
         const label = loggablePath(path);
         for (const secret of secrets) expect(label.includes(secret), label).to.equal(false);

@@ -4,7 +4,7 @@ import { loginPageRoutes } from '../../src/demo/routes.js';
 import { ERROR_STATUS } from '../../src/errors.js';
 import { DASHBOARD_PATH } from '../../src/http/admin/dashboard.js';
 import { METRICS_PATH } from '../../src/http/admin/metrics-route.js';
-import { createRouter } from '../../src/http/app.js';
+import { createRouter } from '../../src/http/routes.js';
 import { createWebhookAcceptor } from '../../src/http/webhook-core.js';
 import { parseWebhookPath, WEBHOOK_PATH } from '../../src/messaging/webhook-path.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -20,7 +20,7 @@ async function routerRoutes(): Promise<string[]> {
   const config = loadConfig({ KEY_PREFIX: uniquePrefix('openapi-routes'), DEMO_PAGE: 'true' });
   const services = createServices(config, createLogger({ level: 'error', production: false, role: 'test', instance: 'test' }), 'web');
   try {
-    const router = createRouter(services, createWebhookAcceptor(services), { pages: loginPageRoutes(config) });
+    const router = createRouter(services, createWebhookAcceptor(services), loginPageRoutes(config));
     return router.stack.flatMap((layer) =>
       layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${openApiPath(String(layer.path))}`),
     );
@@ -43,8 +43,8 @@ describe('openapi: the document describes exactly the routes the service answers
     expect(paths.filter((p) => !served.includes(p)), 'documented routes nothing serves').to.deep.equal([]);
   });
 
-  it("the lean webhook handler's paths are documented", function () {
-    // the lean handler (fast-webhook.ts) takes POSTs that parseWebhookPath accepts: these forms
+  it("the webhook's paths are documented", function () {
+    // the webhook route takes POSTs that parseWebhookPath accepts: these forms
     const forms: [string, string][] = [
       [WEBHOOK_PATH, WEBHOOK_PATH],
       [`${WEBHOOK_PATH}/messages-upsert`, `${WEBHOOK_PATH}/{first}`],

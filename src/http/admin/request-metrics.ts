@@ -1,15 +1,17 @@
 import type { WebMetrics } from '../../observability/metrics.js';
 import type { AppHooks } from '../app.js';
 import type { AppContext } from '../context.js';
+import { loggablePath, WEBHOOK_PATH } from '../../messaging/webhook-path.js';
 import { DASHBOARD_PATH, isDashboardPath } from './dashboard.js';
 
 /**
- * The route label of a request: the router's template (`/check-login`), the dashboard as one
- * route, anything else `unmatched`. Never the raw URL, whose values a client chooses freely.
+ * The route label of a request: the router's template (`/check-login`), the webhook's by its
+ * path's label (`/messaging-endpoint/:secret/messages-upsert`: webhook-path.ts), the dashboard as
+ * one route, anything else `unmatched`. Never the raw URL, whose values a client chooses freely.
  */
 export function routeLabel(ctx: AppContext): string {
   const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-  if (typeof matched === 'string') return matched;
+  if (typeof matched === 'string') return matched.startsWith(WEBHOOK_PATH) ? loggablePath(ctx.path) : matched;
   if (isDashboardPath(ctx.path)) return DASHBOARD_PATH;
   if (ctx.path === '/metrics') return '/metrics';
   return 'unmatched';

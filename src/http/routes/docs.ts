@@ -2,8 +2,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { buildOpenApi } from '../../openapi/document.js';
 import { packageVersion } from '../../openapi/version.js';
-import type { AppRouter } from '../context.js';
-import { CSS, JS, registerAssets } from '../static-assets.js';
+import type { AppContext } from '../context.js';
+import { CSS, JS, type Asset } from '../static-assets.js';
 
 /** Swagger UI's files, from its npm package (no CDN). */
 const swaggerDir = (): string => path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -27,24 +27,27 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-/**
- * GET /openapi.json (built once, at start, from the route list and the JSON Schemas) and the
- * reference page at /docs, rendered by Swagger UI served from node_modules.
- */
-export function registerDocsRoutes(router: AppRouter): void {
+/** GET /openapi.json: the document, built once at start from the route list and the JSON Schemas. */
+export function openApiJson() {
   const document = JSON.stringify(buildOpenApi({ version: packageVersion() }));
-  router.get('/openapi.json', (ctx) => {
+  return (ctx: AppContext): void => {
     ctx.type = 'application/json';
     ctx.body = document;
-  });
-  router.get('/docs', (ctx) => {
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = PAGE;
-  });
+  };
+}
+
+/** GET /docs: the API reference, rendered by Swagger UI (its files: `docsAssets`). */
+export function docsPage(ctx: AppContext): void {
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = PAGE;
+}
+
+/** GET /docs/:asset: Swagger UI's files, from its npm package (no CDN), and our start-up script. */
+export function docsAssets(): Record<string, Asset> {
   const dir = swaggerDir();
-  registerAssets(router, '/docs', {
+  return {
     'swagger-ui.css': { file: path.join(dir, 'swagger-ui.css'), type: CSS },
     'swagger-ui-bundle.js': { file: path.join(dir, 'swagger-ui-bundle.js'), type: JS },
     'init.js': { text: INIT_JS, type: JS },
-  });
+  };
 }

@@ -1,6 +1,6 @@
 import { redisFault } from '../../errors.js';
 import type { Services } from '../../services.js';
-import type { AppRouter } from '../context.js';
+import type { AppContext } from '../context.js';
 
 const HEALTH_TIMEOUT_MS = 1000;
 /** the probe key outlives a few checks, never more */
@@ -18,9 +18,8 @@ const reasonOf = (err: unknown): string => redisFault(err) ?? 'error';
  * it does not answer. The write probe is one small key per node that expires on its own.
  * activePins is the figure of the current window (Registrations.publishedActiveCount).
  */
-export function registerHealthRoute(router: AppRouter, services: Services): void {
-  const { redis, keys, registrations, config } = services;
-  router.get('/health', async (ctx) => {
+export function health({ redis, keys, registrations, config }: Pick<Services, 'redis' | 'keys' | 'registrations' | 'config'>) {
+  return async (ctx: AppContext): Promise<void> => {
     const [read, write] = await Promise.allSettled([
       within(registrations.publishedActiveCount(config.activePinsRefreshSeconds * 1000)),
       within(redis.set(keys.healthProbe(config.instanceName), Date.now(), 'PX', PROBE_TTL_MS)),
@@ -43,5 +42,5 @@ export function registerHealthRoute(router: AppRouter, services: Services): void
       instance: config.instanceName,
       ...(reason !== undefined ? { reason } : {}),
     };
-  });
+  };
 }

@@ -1,12 +1,18 @@
-import type { ApiHandler } from '../api-core.js';
-import type { AppRouter } from '../context.js';
-import { koaApi } from '../koa-api.js';
-import { jsonBody } from '../middleware/json-body.js';
+import type { Services } from '../../services.js';
+import { validate } from '../../validation/validate.js';
+import type { AppContext } from '../context.js';
 
 /**
- * POST /refresh-token (api-core.ts; the web role answers it in front of Koa: fast-api.ts). The
- * bearer token is checked before the body is read, so a request without one is told so first.
+ * POST /refresh-token (after `accessTokenOfAnyAge`: the caller's access token, expired or not),
+ * both body forms: `{refreshToken}` rotates that refresh token (its reuse closes the session);
+ * `{id}` needs an unexpired access token for that user. → `{success, token, refreshToken}`.
  */
-export function registerRefreshTokenRoute(router: AppRouter, handler: ApiHandler, bodyLimit: string): void {
-  router.post('/refresh-token', koaApi(handler, jsonBody(bodyLimit)));
+export function refreshToken({ sessions }: Pick<Services, 'sessions'>) {
+  return async (ctx: AppContext): Promise<void> => {
+    const claims = ctx.state.claims!;
+    const body = validate.refresh(ctx.request.body);
+    const pair = body.refreshToken !== undefined ? await sessions.refreshWithToken(claims, body.refreshToken) : await sessions.refreshWithId(claims, body.id!);
+    // the new pair as the rotation kept it for a retry: `{token, refreshToken}`
+    ctx.body = { success: true, ...(JSON.parse(pair) as object) };
+  };
 }

@@ -3,26 +3,24 @@ import { chatCommandIn, relayedText, senderLabel } from '../../chat/relay.js';
 import { AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { validate } from '../../validation/validate.js';
-import type { AppRouter } from '../context.js';
+import type { AppContext } from '../context.js';
 import { IDEMPOTENCY_HEADER, IdempotencyKeys } from '../idempotency.js';
-import { authenticate } from '../middleware/authenticate.js';
-import { jsonBody } from '../middleware/json-body.js';
+
+/** The id of a message sent without Idempotency-Key (`s` + 96 random bits; keyed ones start with `i`). */
+const newMessageId = (): string => `s${randomBytes(12).toString('base64url')}`;
 
 /**
- * POST /send-message: queued on `outbound` for the channel named (one of those configured;
- * absent: the default channel), recorded for delivery tracking, answered once both are in
- * Redis with the id that `GET /messages/:id` takes. Header `Idempotency-Key` (optional, 1-255
+ * POST /send-message (after `authenticate` and the JSON body): queued on `outbound` for the
+ * channel named (one of those configured; absent: the default channel), recorded for delivery
+ * tracking, answered once both are in Redis with the id that `GET /messages/:id` takes. Header `Idempotency-Key` (optional, 1-255
  * printable ASCII): a retry with the same key and body answers the same messageId and sends
  * once; another body under the key is 422. The text goes out headed by who sent it, and a text
  * carrying a sign-in code or a chat answer is refused (chat/relay.ts).
  */
-/** The id of a message sent without Idempotency-Key (`s` + 96 random bits; keyed ones start with `i`). */
-const newMessageId = (): string => `s${randomBytes(12).toString('base64url')}`;
-
-export function registerSendMessageRoute(router: AppRouter, services: Services, bodyLimit: string): void {
+export function sendMessage(services: Services) {
   const { channels, defaultChannel } = services.config;
   const idempotency = new IdempotencyKeys(services.redis, services.keys, services.config.idempotencyKeySeconds);
-  router.post('/send-message', authenticate(services.sessions), jsonBody(bodyLimit), async (ctx) => {
+  return async (ctx: AppContext): Promise<void> => {
     const { phoneNumber, message, channel = defaultChannel } = validate.sendMessage(ctx.request.body);
     if (!channels.includes(channel)) {
       const details = [{ field: 'channel', message: `must be one of the configured channels: ${channels.join(', ')}` }];
@@ -68,5 +66,5 @@ export function registerSendMessageRoute(router: AppRouter, services: Services, 
     }
     ctx.state.log.info('message queued', { jobId: messageId, channel, idempotencyKey: key !== undefined });
     ctx.body = { success: true, message: 'Message queued', messageId, channel };
-  });
+  };
 }

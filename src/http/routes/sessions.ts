@@ -2,25 +2,28 @@ import { AppError } from '../../errors.js';
 import { OIDC_LOGIN_PREFIX } from '../../oidc/logins.js';
 import type { Services } from '../../services.js';
 import { validate } from '../../validation/validate.js';
-import type { AppRouter } from '../context.js';
-import { authenticate } from '../middleware/authenticate.js';
+import type { AppContext } from '../context.js';
 
 /**
- * The caller's own sessions: `GET /sessions` lists them (the app's, `kind: "app"`, and the
- * OpenID logins of apps signing the person in through us, `kind: "oidc"`, whose ids start with
- * `oidc.`), `DELETE /sessions/:id` closes one (another user's id answers like an unknown one),
- * `DELETE /sessions` closes all of them (sign out everywhere, OpenID logins included). A closed
- * session's access and refresh tokens are refused from then on.
+ * The caller's own sessions (each after `authenticate`). A closed session's access and refresh
+ * tokens are refused from then on.
  */
-export function registerSessionsRoutes(router: AppRouter, services: Services): void {
-  const { sessions, oidcLogins } = services;
-  router.get('/sessions', authenticate(sessions), async (ctx) => {
+
+/**
+ * GET /sessions: the app's sessions (`kind: "app"`) and the OpenID logins of apps signing the
+ * person in through us (`kind: "oidc"`, ids starting with `oidc.`).
+ */
+export function listSessions({ sessions, oidcLogins }: Pick<Services, 'sessions' | 'oidcLogins'>) {
+  return async (ctx: AppContext): Promise<void> => {
     const claims = ctx.state.claims!;
     const [own, oidc] = await Promise.all([sessions.list(claims.sub, claims.sid), oidcLogins.list(claims.sub)]);
     ctx.body = { success: true, sessions: [...own.map((s) => ({ kind: 'app', ...s })), ...oidc] };
-  });
+  };
+}
 
-  router.delete('/sessions/:id', authenticate(sessions), async (ctx) => {
+/** DELETE /sessions/:id: closes one (another user's id answers like an unknown one). */
+export function endSession({ sessions, oidcLogins }: Pick<Services, 'sessions' | 'oidcLogins'>) {
+  return async (ctx: AppContext): Promise<void> => {
     const { id } = validate.sessionParams(ctx.params);
     const userId = ctx.state.claims!.sub;
     const oidc = id.startsWith(OIDC_LOGIN_PREFIX);
@@ -28,11 +31,14 @@ export function registerSessionsRoutes(router: AppRouter, services: Services): v
     if (!ended) throw new AppError('SESSION_NOT_FOUND');
     ctx.state.log.info(oidc ? 'OpenID login ended by its owner' : 'session closed by its owner', { sid: id });
     ctx.body = { success: true, message: 'Session closed' };
-  });
+  };
+}
 
-  router.delete('/sessions', authenticate(sessions), async (ctx) => {
+/** DELETE /sessions: closes all of them (sign out everywhere, OpenID logins included). */
+export function endAllSessions({ sessions }: Pick<Services, 'sessions'>) {
+  return async (ctx: AppContext): Promise<void> => {
     const closed = await sessions.endAll(ctx.state.claims!.sub);
     ctx.state.log.info('signed out everywhere', { sessions: closed });
     ctx.body = { success: true, message: 'Signed out everywhere', closed };
-  });
+  };
 }
