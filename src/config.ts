@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import os from 'node:os';
 import { CATALOGUE, DEFAULT_REPLY_KINDS, LANGUAGES, REPLY_KINDS, type ChatTexts, type Language, type ReplyKind } from './chat-catalogue.js';
 import { parseKeySet, type KeyMaterial, type SigningAlg } from './key-material.js';
@@ -94,6 +95,10 @@ export interface Config {
   nodeEnv: string;
   production: boolean;
   port: number;
+  /** HOST: the address the web server listens on; undefined: every interface (production's default) */
+  host: string | undefined;
+  /** ALLOWED_HOSTS: the host names a request's `Host` may name (lower case); empty: any (security/allowed-hosts.ts) */
+  allowedHosts: string[];
   /** the single server's URL (also set, unused, in sentinel and cluster modes) */
   redisUrl: string;
   redis: RedisTopology;
@@ -324,6 +329,30 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     return (problem(`${name} must use ${protocols.join(' or ')}, got ${parsed.protocol}`), undefined);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** A DNS name (`localhost`, `auth.example.com`): letters, digits and hyphens in dot-separated labels. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+/**
+ * HOST, where the web server listens: an address or a name of this machine; loopback
+ * (127.0.0.1) by default outside production, so a laptop's instance (its webhook is open in
+ * development) can't be reached from the network; every interface in production. ALLOWED_HOSTS,
+ * comma-separated host names without a port.
+ */
+function listenSettings(env: Env, production: boolean): { host: string | undefined; allowedHosts: string[] } {
+  const given = str(env, 'HOST')?.replace(/^\[(.*)\]$/, '$1');
+  if (given !== undefined && isIP(given) === 0 && !HOST_NAME.test(given)) {
+    throw new ConfigError(`HOST must be an IP address or a host name of this machine (e.g. 127.0.0.1, 0.0.0.0, ::), got "${given}"`);
+  }
+  const allowedHosts = (str(env, 'ALLOWED_HOSTS') ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => h !== '');
+  for (const h of allowedHosts) {
+    if (isIP(h) === 0 && !HOST_NAME.test(h)) throw new ConfigError(`ALLOWED_HOSTS must list host names without scheme or port (e.g. auth.example.com,localhost), got "${h}"`);
+  }
+  return { host: given ?? (production ? undefined : '127.0.0.1'), allowedHosts };
 }
 
 /** Variables that replace one catalogue text each. */
@@ -730,6 +759,7 @@ function readConfig(env: Env): Config {
     nodeEnv,
     production,
     port,
+    ...listenSettings(env, production),
     redisUrl,
     redis,
     redisWait: {

@@ -18,10 +18,10 @@ import { round } from './stats.js';
  *
  * It is an estimate that leans towards the service: it leaves out the web node's side of the
  * Redis round trip (the command's encoding, the write, the reply's read and decoding: none of it
- * bare Koa's) and the load generator's larger answers; it counts bare Koa's own Koa work, which
- * the lean handlers skip (a few µs). A target above its ceiling cannot be reached by the web
- * node's code alone: only by less Redis work per request, or by cores the service does not
- * share with the load generator.
+ * bare Koa's), the load generator's larger answers and the service's middleware beyond bare
+ * Koa's (headers, request id, access line, metrics). A target above its ceiling cannot be
+ * reached by the web node's code alone: only by less Redis work per request, or by cores the
+ * service does not share with the load generator.
  */
 export interface CryptoCosts {
   /** ms per ES256 signature of an access token's signing input (a refresh signs one) */

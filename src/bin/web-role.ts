@@ -20,6 +20,36 @@ export interface WebRole {
   stop(): Promise<void>;
 }
 
+/** Why the server can't listen, for the errors that are the set-up's, not a fault of ours. */
+const LISTEN_FAULTS: Record<string, string> = {
+  EADDRINUSE: 'the port is in use by another process',
+  EACCES: 'no permission to listen on this port',
+  EADDRNOTAVAIL: 'HOST is not an address of this machine',
+};
+
+/**
+ * Listens on PORT at HOST (every interface when undefined). A port in use (or one not ours to
+ * take, or a HOST not of this machine) is one error line that names it, then exit 1: no stack
+ * trace, nothing started half-way.
+ */
+async function listen(server: http.Server, port: number, host: string | undefined, log: Bootstrapped['log']): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    const reason = LISTEN_FAULTS[code];
+    if (reason === undefined) throw err;
+    log.error(`cannot listen on port ${port}: ${reason}`, { port, host: host ?? 'every interface', code });
+    process.exit(1);
+  }
+}
+
 /** A node that stopped writing snapshots for this long is dropped from /metrics. */
 const staleAfter = (intervalMs: number): number => Math.max(3 * intervalMs, 15_000);
 
@@ -69,10 +99,10 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
   });
   const realtime = attachRealtime(server, services);
   metrics.web.setSocketSource(() => realtime.connections());
-  await new Promise<void>((resolve) => server.listen(config.port, resolve));
+  await listen(server, config.port, config.host, log);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  log.info('web listening', { port });
+  log.info('web listening', { port, host: config.host ?? 'every interface' });
 
   return {
     server,

@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import type { Services } from '../services.js';
 import type { AppState, AppContext, AppRouter } from './context.js';
+import { allowedHosts } from './middleware/allowed-hosts.js';
 import { corsAllowlist } from './middleware/cors.js';
 import { errorHandler } from './middleware/errors.js';
 import { lingeringClose } from './lingering-close.js';
@@ -38,6 +39,9 @@ export function createApp(services: Services, hooks: AppHooks = {}): Koa<AppStat
   // outside the error handler: it writes the answers to requests whose body is still arriving
   app.use(lingeringClose());
   app.use(errorHandler());
+  // before anything that trusts same-origin: the OpenID pages, the dashboard, the API (DNS rebinding)
+  const hosts = allowedHosts(services.config.allowedHosts);
+  if (hosts) app.use(hosts);
   if (hooks.oidc) app.use(hooks.oidc);
   // Headers are set before anything can fail, so error responses carry them too.
   app.use(securityHeaders());

@@ -5,8 +5,8 @@
  * - a secret path segment (WEBHOOK_PATH_SECRET) for setups that can send no header at all
  *   (Evolution's global webhook): `/messaging-endpoint/<secret>`, and with by-events
  *   `/messaging-endpoint/<secret>/messages-upsert`.
- * Runs of slashes count as one (`oneSlash`). Both doors (the lean handler and the Koa route) parse
- * the path here, and every log line that names the path uses `label`, which never holds the secret.
+ * Runs of slashes count as one (`oneSlash`). The webhook's Koa route parses the path here, and
+ * every log line or metric that names the path uses `label`, which never holds the secret.
  */
 export const WEBHOOK_PATH = '/messaging-endpoint';
 

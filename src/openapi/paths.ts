@@ -70,7 +70,7 @@ const ASSET_TYPES = ['application/javascript', 'text/css'];
 
 const html = (description: string): RouteDoc['ok'] => ({ description, contentType: 'text/html' });
 
-/** The webhook's paths (both doors: the lean handler and the Koa route, see messaging/webhook-path.ts). */
+/** The webhook's paths (its Koa routes take what messaging/webhook-path.ts parses). */
 const webhook = (path: string, summary: string, params?: Record<string, string>, exampleParams?: Record<string, string>): RouteDoc => ({
   method: 'post',
   path,

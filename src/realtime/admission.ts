@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket as NetSocket } from 'node:net';
+import { hostAllowed } from '../security/allowed-hosts.js';
 import { clientIp } from '../security/client-ip.js';
 import type { Probes } from '../security/probes.js';
 
@@ -11,7 +12,9 @@ import type { Probes } from '../security/probes.js';
  *   cross-origin request, so a page elsewhere can't borrow its visitor's browser and network
  *   to register a PIN (cross-site WebSocket hijacking). A request without `Origin` comes from
  *   no browser page (a server, a mobile app, a test) and is taken: whoever sends it shows its
- *   own device and address. `Origin: null` (sandboxed frames, files) is refused.
+ *   own device and address. `Origin: null` (sandboxed frames, files) is refused. With
+ *   ALLOWED_HOSTS, a handshake whose `Host` names no listed host is refused first: a DNS
+ *   rebinding page is same-host with its own Origin (security/allowed-hosts.ts).
  * - at most SOCKETS_PER_IP open connections per IP group on this node, so one address can't
  *   hold a node's memory. The place is taken here, synchronously, when the handshake is let
  *   through: engine.io makes the connection only after an awaited id, and polling handshakes
@@ -22,11 +25,13 @@ import type { Probes } from '../security/probes.js';
  */
 export interface AdmissionSettings {
   corsOrigins: readonly string[];
+  allowedHosts: readonly string[];
   trustProxy: boolean;
   socketsPerIp: number;
 }
 
 export const ORIGIN_REFUSED = 'FORBIDDEN: this origin may not open sockets here (CORS_ORIGINS)';
+export const HOST_REFUSED = 'FORBIDDEN: this host name is not served here (ALLOWED_HOSTS)';
 export const TOO_MANY_SOCKETS = 'RATE_LIMITED: too many open connections from this network';
 
 /**
@@ -81,6 +86,7 @@ export interface Admission {
  */
 export function socketAdmission(settings: AdmissionSettings, group: (ip: string) => string, probes: Probes): Admission {
   const listed = new Set(settings.corsOrigins);
+  const hosts = new Set(settings.allowedHosts);
   const open = new Map<string, number>();
   // handshakes let through that are not connections yet: their group, and per TCP connection
   // (one 'close' listener however many handshakes are pipelined on it)
@@ -123,6 +129,10 @@ export function socketAdmission(settings: AdmissionSettings, group: (ip: string)
 
   const allowRequest: Admission['allowRequest'] = (req, answer) => {
     const g = group(handshakeIp(req, settings.trustProxy));
+    if (!hostAllowed(req.headers.host, hosts)) {
+      probes.socketRefused(g, 'origin');
+      return answer(HOST_REFUSED, false);
+    }
     if (!originAllowed(req.headers.origin, req.headers.host, listed)) {
       probes.socketRefused(g, 'origin');
       return answer(ORIGIN_REFUSED, false);

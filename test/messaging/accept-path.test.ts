@@ -15,7 +15,7 @@ const MESSAGES = 30;
  * each accepted message waits there as one job under its message id (a gateway's redelivery is
  * the same job), and a worker started later completes every one of them once.
  */
-describe('messaging: the lean webhook handler and the inbound job it adds', function () {
+describe('messaging: the webhook and the inbound job it adds', function () {
   let stack: Stack;
   let inbound: Queue;
 
@@ -28,7 +28,7 @@ describe('messaging: the lean webhook handler and the inbound job it adds', func
     await stack?.stop();
   });
 
-  it("answers outside Koa with the API's headers, X-Request-Id and error body", async function () {
+  it("answers with the API's headers, X-Request-Id and error body", async function () {
     const ok = await postWebhook(stack.url, JSON.stringify(evolutionMessage({ text: 'hi', fromMe: true })), { 'x-request-id': 'gw-123' });
     const bad = await postWebhook(stack.url, '{"event":');
     const notJson = await postWebhook(stack.url, 'x', { 'content-type': 'text/plain' });

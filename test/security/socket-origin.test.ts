@@ -16,12 +16,28 @@ import { freshIp } from './client.js';
  * Sockets under the origin policy of HTTP, in production settings (two web nodes, a worker):
  * a page of a foreign origin in real Chromium can't open a Socket.IO connection (websocket or
  * polling) and so never sees a code nor the tokens; the service's own origin and a listed one
- * can. And one IP group holds at most SOCKETS_PER_IP connections on a node.
+ * can. With ALLOWED_HOSTS, a DNS-rebinding page (the service under the attacker's name) gets
+ * neither a page nor a socket. And one IP group holds at most SOCKETS_PER_IP connections on a node.
  */
 const SECRET = 'socket-origin-webhook-secret-of-32-bytes!';
 const CAP = 5;
 const CLIENT_JS = readFileSync(path.join(ROOT, 'node_modules/socket.io-client/dist/socket.io.min.js'), 'utf8');
 const PAGE = '<!doctype html><title>page</title><script src="/sio.js"></script>';
+/** The service's own name (ALLOWED_HOSTS); any other name resolving to it is a rebinding. */
+const SERVICE_NAME = 'service.example';
+
+/** A request with the given Host header (fetch would send the URL's). */
+function withHost(url: string, path: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}${path}`, { headers: { ...headers, host } }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 /**
  * Pages of other origins: one loopback server answering for made-up hosts (Chromium resolves
@@ -87,6 +103,7 @@ describe('security: sockets obey the origin policy, and one network holds a boun
         JWT_SECRET: 'socket-origin-jwt-secret-0123456789abcdef',
         WEBHOOK_SECRET: SECRET,
         CORS_ORIGINS: LISTED,
+        ALLOWED_HOSTS: SERVICE_NAME,
         TRUST_PROXY: 'true',
         SOCKETS_PER_IP: String(CAP),
       },
@@ -207,6 +224,50 @@ describe('security: sockets obey the origin policy, and one network holds a boun
     sockets.push(ws);
     await new Promise<Error>((resolve) => ws.socket.once('connect_error', resolve));
     expect(ws.socket.connected).to.equal(false);
+  });
+
+  it('ALLOWED_HOSTS: a DNS-rebinding handshake (its own name as Origin and Host) and its HTTP requests are refused; the listed name and an address pass', async function () {
+    const node = stack.webs[1]!;
+    const port = new URL(node.url).port;
+    const polling = '/socket.io/?EIO=4&transport=polling';
+    const rebound = `rebind.example:${port}`;
+    // the origin check alone would take it: Origin and Host name the same host
+    const refused = await withHost(node.url, polling, rebound, { origin: `http://${rebound}`, 'x-forwarded-for': freshIp() });
+    expect(refused.status, refused.body).to.equal(403);
+    expect(refused.body).to.contain('FORBIDDEN: this host name is not served here (ALLOWED_HOSTS)');
+    const upgraded = await upgrade(node.url, { host: rebound, origin: `http://${rebound}`, 'x-forwarded-for': freshIp() });
+    expect(upgraded).to.deep.include({ status: 400 });
+    expect(upgraded.body).to.match(/^FORBIDDEN: .*ALLOWED_HOSTS/);
+    // the page's requests that rely on same-origin: the API, the page itself
+    for (const path of ['/health', '/', '/docs']) {
+      const r = await withHost(node.url, path, rebound, { 'x-forwarded-for': freshIp() });
+      expect(r.status, path).to.equal(403);
+      expect(JSON.parse(r.body), path).to.deep.include({ success: false, error: 'FORBIDDEN' });
+    }
+    // the listed name (any case, with its port), and an address, pass
+    for (const host of [`${SERVICE_NAME}:${port}`, `Service.Example:${port}`, `127.0.0.1:${port}`]) {
+      const origin = `http://${host.toLowerCase()}`;
+      expect((await withHost(node.url, polling, host, { origin, 'x-forwarded-for': freshIp() })).status, host).to.equal(200);
+      expect((await withHost(node.url, '/health', host)).status, host).to.equal(200);
+    }
+    expect(node.output()).to.match(/socket handshake refused: foreign origin/);
+  });
+
+  it('ALLOWED_HOSTS in Chromium: the service under a rebound name serves no page; under its own name the page and its socket work', async function () {
+    if (!browser) return this.skip();
+    const port = new URL(stack.webs[0]!.url).port;
+    const page = await browser.newPage();
+    // *.example resolves to 127.0.0.1 in this browser: rebind.example is the attacker's name for the service
+    const rebound = await page.goto(`http://rebind.example:${port}/`);
+    expect(rebound?.status()).to.equal(403);
+    const own = `http://${SERVICE_NAME}:${port}`;
+    const served = await page.goto(`${own}/`);
+    expect(served?.status()).to.equal(200);
+    await page.route(`${own}/sio.js`, (r) => r.fulfill({ contentType: 'text/javascript', body: CLIENT_JS }));
+    await page.addScriptTag({ url: `${own}/sio.js` });
+    await openSocket(page, own, ['websocket'], randomPin());
+    await waitFor(page, 'pin-registered');
+    await page.close();
   });
 
   it(`SOCKETS_PER_IP=${CAP}: the ${CAP + 1}th connection of one IP group on a node is refused, others are not, and a closed one frees its place`, async function () {

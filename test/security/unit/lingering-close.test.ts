@@ -44,7 +44,7 @@ const listen = async (server: http.Server): Promise<number> => {
   return (server.address() as AddressInfo).port;
 };
 
-/** The lingering close alone, on in-process servers: Koa's door and the lean one (sendAnswer). */
+/** The lingering close alone, on in-process servers: Koa's door (lingeringClose) and sendAnswer itself. */
 describe('security: lingering close (unit)', function () {
   const servers: http.Server[] = [];
   const sockets: net.Socket[] = [];
