@@ -8,7 +8,7 @@ import * as res from '../validation/responses.js';
  * describe responses (validation/responses.ts). test/openapi/routes.test.ts fails when the
  * router has a route this list lacks, or the other way round.
  *
- * Adding a route: register it in http/app.ts as usual, then add one entry here: method, path
+ * Adding a route: add it to the route table (http/routes.ts), then add one entry here: method, path
  * (Koa style, `:id` for parameters), a summary, its auth, the request body's schema (the same
  * object its handler validates with), the 200 answer's schema (add it to
  * validation/responses.ts) and the error codes it can answer besides the common ones.

@@ -11,7 +11,6 @@ const bearerToken = (ctx: AppContext): string | undefined => parseBearer(ctx.get
 export function authenticate(sessions: Sessions) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
     ctx.state.claims = await sessions.authenticate(bearerToken(ctx));
-    ctx.state.log = ctx.state.log.child({ userId: ctx.state.claims.sub });
     await next();
   };
 }
@@ -26,7 +25,6 @@ export function accessTokenOfAnyAge(tokens: TokenService) {
     const token = bearerToken(ctx);
     if (!token) throw new AppError('AUTHENTICATION_FAILED', 'Missing bearer token');
     ctx.state.claims = tokens.verify(token, 'access', { allowExpired: true, replacing: true });
-    ctx.state.log = ctx.state.log.child({ userId: ctx.state.claims.sub });
     await next();
   };
 }

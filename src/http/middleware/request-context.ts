@@ -2,13 +2,39 @@ import { randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
 import { loggablePath } from '../../messaging/webhook-path.js';
 import type { Logger } from '../../observability/logger.js';
-import type { AppContext } from '../context.js';
+import type { TokenClaims } from '../../auth/tokens.js';
+import type { AppContext, AppState } from '../context.js';
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The caller's X-Request-Id when sane, else a new one. */
 export function requestIdFrom(incoming: string | undefined): string {
   return incoming !== undefined && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/**
+ * A request's `ctx.state`. Its logger is made on first use (most requests log nothing but the
+ * access line) and stamps the user once the token is verified; an accessor on a class, not a
+ * property defined on each request's object.
+ */
+class RequestState implements AppState {
+  claims?: TokenClaims;
+  private made: Logger | undefined;
+  private madeFor: string | undefined;
+
+  constructor(
+    private readonly base: Logger,
+    readonly requestId: string,
+  ) {}
+
+  get log(): Logger {
+    const userId = this.claims?.sub;
+    if (this.made === undefined || this.madeFor !== userId) {
+      this.made = this.base.child(userId === undefined ? { requestId: this.requestId } : { requestId: this.requestId, userId });
+      this.madeFor = userId;
+    }
+    return this.made;
+  }
 }
 
 /**
@@ -20,17 +46,7 @@ export function requestContext(log: Logger, onFinish?: (ctx: AppContext, seconds
   const accessLog = log.isLevelEnabled('http');
   return async (ctx: AppContext, next: Next): Promise<void> => {
     const requestId = requestIdFrom(ctx.get('x-request-id'));
-    ctx.state.requestId = requestId;
-    // The child logger is made on first use: most requests log nothing but the access line.
-    let child: Logger | undefined;
-    Object.defineProperty(ctx.state, 'log', {
-      configurable: true,
-      enumerable: true,
-      get: () => (child ??= log.child({ requestId })),
-      set: (value: Logger) => {
-        child = value;
-      },
-    });
+    ctx.state = new RequestState(log, requestId);
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     try {
@@ -45,7 +61,6 @@ export function requestContext(log: Logger, onFinish?: (ctx: AppContext, seconds
         status: ctx.status,
         ms: Math.round(seconds * 1e4) / 10,
         ip: ctx.ip,
-        userId: ctx.state.claims?.sub,
       });
     }
   };
