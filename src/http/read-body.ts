@@ -55,7 +55,10 @@ export function readBody(req: IncomingMessage, limit: number, options: BodyOptio
         return;
       }
       if (budget !== undefined) {
-        if (!budget.take(owner, chunk.length)) return fail(busy());
+        if (!budget.take(owner, chunk.length)) {
+          fail(busy());
+          return;
+        }
         held += chunk.length;
       }
       chunks.push(chunk);

@@ -84,7 +84,10 @@ describe('core: the polled endpoints answer as documented, with or without a tra
     expect([plain.status, slashed.status]).to.deep.equal([200, 200]);
     expect(plain.body).to.deep.equal(login);
     expect(slashed.body).to.deep.equal(login);
-    expect([plain.headers.get('content-type'), slashed.headers.get('content-type')]).to.deep.equal(['application/json; charset=utf-8', 'application/json; charset=utf-8']);
+    expect([plain.headers.get('content-type'), slashed.headers.get('content-type')]).to.deep.equal([
+      'application/json; charset=utf-8',
+      'application/json; charset=utf-8',
+    ]);
     expect(headerNames(plain)).to.deep.equal(headerNames(slashed));
     // tokens: no cache may keep the answer (RFC 6749 §5.1)
     expect([plain.headers.get('cache-control'), slashed.headers.get('cache-control')]).to.deep.equal(['no-store', 'no-store']);

@@ -58,7 +58,15 @@ describe('ops: where the web server listens', function () {
     const [cmd, ...args] = procfileCommand('web');
     const child = spawn(cmd!, args, {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', REDIS_URL, KEY_PREFIX: prefix, PORT: String(holder.port), HOST: '127.0.0.1', INSTANCE_NAME: 'listen-second', ...PRODUCTION },
+      env: {
+        PATH: process.env.PATH ?? '',
+        REDIS_URL,
+        KEY_PREFIX: prefix,
+        PORT: String(holder.port),
+        HOST: '127.0.0.1',
+        INSTANCE_NAME: 'listen-second',
+        ...PRODUCTION,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -67,10 +75,14 @@ describe('ops: where the web server listens', function () {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code, out).to.equal(1);
     const lines = out.split('\n').filter((l) => l.trim() !== '');
-    const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    const errors = entries.filter((e) => e['level'] === 'error');
+    const entries = lines.map((l) => JSON.parse(l) as { level?: string } & Record<string, unknown>);
+    const errors = entries.filter((e) => e.level === 'error');
     expect(errors, out).to.have.length(1);
-    expect(errors[0]).to.deep.include({ message: `cannot listen on port ${holder.port}: the port is in use by another process`, port: holder.port, code: 'EADDRINUSE' });
+    expect(errors[0]).to.deep.include({
+      message: `cannot listen on port ${holder.port}: the port is in use by another process`,
+      port: holder.port,
+      code: 'EADDRINUSE',
+    });
     expect(errors[0]).to.not.have.property('stack');
     expect(out).to.not.match(/^\s+at /m);
   });

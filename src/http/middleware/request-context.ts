@@ -54,14 +54,15 @@ export function requestContext(log: Logger, onFinish?: (ctx: AppContext, seconds
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       onFinish?.(ctx, seconds);
-      if (accessLog) ctx.state.log.http('request', {
-        method: ctx.method,
-        // the webhook's path may hold its secret: logged by its label
-        path: loggablePath(ctx.path),
-        status: ctx.status,
-        ms: Math.round(seconds * 1e4) / 10,
-        ip: ctx.ip,
-      });
+      if (accessLog)
+        ctx.state.log.http('request', {
+          method: ctx.method,
+          // the webhook's path may hold its secret: logged by its label
+          path: loggablePath(ctx.path),
+          status: ctx.status,
+          ms: Math.round(seconds * 1e4) / 10,
+          ip: ctx.ip,
+        });
     }
   };
 }

@@ -49,6 +49,6 @@ export function webhook(accept: AcceptWebhook) {
  * ending in `/`, which Evolution never retries after a 404) routed as its one-slash form.
  */
 export const webhookSlashes: Middleware<AppState> = (ctx, next) => {
-  if (ctx.method === 'POST' && ctx.path.startsWith(WEBHOOK_PATH + '/')) ctx.path = oneSlash(ctx.path);
+  if (ctx.method === 'POST' && ctx.path.startsWith(`${WEBHOOK_PATH}/`)) ctx.path = oneSlash(ctx.path);
   return next();
 };

@@ -29,10 +29,29 @@ describe('security unit: HOST and ALLOWED_HOSTS', function () {
 
   it('hostAllowed: a listed name with or without port, any case; an address; no Host; an empty list takes all', function () {
     const listed = new Set(['auth.example.com', 'localhost']);
-    for (const host of ['auth.example.com', 'auth.example.com:8443', 'AUTH.example.COM', 'auth.example.com.', 'localhost:3000', '127.0.0.1:3000', '10.0.0.7', '[::1]:3000', '[2001:db8::1]', undefined, '']) {
+    for (const host of [
+      'auth.example.com',
+      'auth.example.com:8443',
+      'AUTH.example.COM',
+      'auth.example.com.',
+      'localhost:3000',
+      '127.0.0.1:3000',
+      '10.0.0.7',
+      '[::1]:3000',
+      '[2001:db8::1]',
+      undefined,
+      '',
+    ]) {
       expect(hostAllowed(host, listed), String(host)).to.equal(true);
     }
-    for (const host of ['evil.example', 'evil.example:3000', 'auth.example.com.evil.example', 'xauth.example.com', 'auth.example', 'localhost.evil.example:3000']) {
+    for (const host of [
+      'evil.example',
+      'evil.example:3000',
+      'auth.example.com.evil.example',
+      'xauth.example.com',
+      'auth.example',
+      'localhost.evil.example:3000',
+    ]) {
       expect(hostAllowed(host, listed), host).to.equal(false);
     }
     expect(hostAllowed('evil.example', new Set())).to.equal(true);
