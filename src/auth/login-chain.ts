@@ -34,6 +34,10 @@ export interface ClaimState {
   mode: 'code' | 'yes' | 'no' | 'renumber';
   /** the question an answer names ("YES 47"), '' when it names none */
   question: string;
+  /** ms since epoch the message was accepted (InboundJob.receivedAt, kept by retries and replays): an answer answers only questions asked before it */
+  receivedAt: number;
+  /** 0..89, drawn at random per message: where a new question's number (10..99) is looked for first */
+  draw: number;
   confirm: boolean;
 }
 

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { Keys } from '../redis/keys.js';
 import type { Scripts } from '../redis/scripts.js';
 import type { InboundJob } from '../chat/message.js';
@@ -129,6 +130,8 @@ export class LoginProcessor {
       maxSessions: MAX_SESSIONS_PER_USER,
       mode: renumber ? 'renumber' : intent.kind === 'stop' || intent.kind === 'other' ? 'code' : intent.kind,
       question: (intent.kind === 'yes' || intent.kind === 'no') && intent.question !== undefined ? intent.question : '',
+      receivedAt: job.receivedAt,
+      draw: randomInt(90),
       confirm: this.settings.confirm,
     });
     switch (claim.kind) {

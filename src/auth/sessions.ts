@@ -7,7 +7,7 @@ import type { User } from '../registrations/login-result.js';
 import { decodeOrigin } from '../registrations/origin.js';
 import { parseRoles } from './roles.js';
 import type { TokenClaims, TokenService } from './tokens.js';
-import type { Identity } from '../identity/identities.js';
+import { accountOfSender, type Identity } from '../identity/identities.js';
 
 /**
  * Sessions: each login opens one in Redis (`sess:<sid>` = user id, current refresh jti,
@@ -172,13 +172,16 @@ export class Sessions {
     return sessions + linked;
   }
 
-  /** STOP in the chat: every session of the sender's account (its first identifier that has one); 0 when it has none. */
+  /**
+   * STOP in the chat: every session of the sender's own account (identities.ts, accountOfSender:
+   * never the previous owner's of a recycled number); 0 when it has none.
+   */
   async endAllOfSender(ids: readonly Identity[]): Promise<number> {
-    for (const { kind, value } of ids) {
-      const userId = await this.redis.get(this.keys.identity(kind, value));
-      if (userId) return this.endAll(userId);
-    }
-    return 0;
+    const userId = await accountOfSender(ids, {
+      linked: ({ kind, value }) => this.redis.get(this.keys.identity(kind, value)),
+      stableId: (uid, kind) => this.redis.hget(this.keys.user(uid), `id:${kind}`),
+    });
+    return userId ? this.endAll(userId) : 0;
   }
 }
 

@@ -43,7 +43,7 @@ export interface InboundJob {
   message: InboundMessage;
   /** unique per accepted webhook: tells a retry of this job from a second delivery */
   nonce: string;
-  /** ms since epoch when the webhook was accepted (for latency figures) */
+  /** ms since epoch when the webhook was accepted (latency figures; a chat answer answers only questions asked before it, so a retry or replay keeps it) */
   receivedAt: number;
 }
 

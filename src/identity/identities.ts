@@ -53,3 +53,32 @@ export function identityState(m: SenderFacts & { username?: string }): { ids: st
     uname: m.username ?? '',
   };
 }
+
+/** What finding a sender's account reads: the account an identifier is linked to, and an account's identifier of a stable kind. */
+export interface IdentityLookup {
+  linked(id: Identity): Promise<string | null>;
+  stableId(userId: string, kind: IdentityKind): Promise<string | null>;
+}
+
+/**
+ * The account a chat command acts on (STOP, and any other that is not a login): the account the
+ * sender's identifiers reach under the rule a login applies (lib/identity-steps.lua,
+ * docs/identity.md): a stable identifier's account; else the phone's account unless it is linked
+ * to another identifier of a stable kind the message carries (a recycled number: the sender is
+ * not that account's person); null when none. It links nothing.
+ */
+export async function accountOfSender(ids: readonly Identity[], read: IdentityLookup): Promise<string | null> {
+  const stable = ids.filter((i) => i.kind !== 'phone');
+  for (const id of stable) {
+    const userId = await read.linked(id);
+    if (userId) return userId;
+  }
+  const phone = ids.find((i) => i.kind === 'phone');
+  const owner = phone ? await read.linked(phone) : null;
+  if (!owner) return null;
+  for (const id of stable) {
+    const had = await read.stableId(owner, id.kind);
+    if (had !== null && had !== id.value) return null;
+  }
+  return owner;
+}

@@ -20,7 +20,8 @@
 --   state (src/auth/login-chain.ts, ClaimState): msgId, nonce, emojiHash, phone ('' when
 --   unknown), addr (who is asked), ids, uname (lib/identity-steps.lua), newUid, name,
 --   surname, newSid, newRefreshJti, sessTtl (ms), grace (ms), dedupTtl (s), maxSessions, mode
---   (code | yes | no | renumber), question (the one an answer names, '' none), confirm (bool)
+--   (code | yes | no | renumber), question (the one an answer names, '' none), receivedAt (ms,
+--   when the message was accepted), draw (0..89, random: a new question's number), confirm (bool)
 -- Reply (decoded into named fields by src/redis/scripts.ts):
 --   {'claimed', pinId, pinHash, sid, refreshJti, userId, name, surname, phone, roles,
 --     linkedKinds (comma-separated), recycled, conflict, numberChanged ('1' | '0')}

@@ -30,7 +30,8 @@ local function login_release(key, h)
   if redis.call('GET', key) == h then redis.call('DEL', key) end
 end
 
--- a sender's open chat questions (confirm key: a hash of number → {h, x, o}), past ones dropped
+-- a sender's open chat questions (confirm key: a hash of number → {h, x, o, a}: the registration,
+-- its expiry, its origin, when it was asked), past ones dropped
 local function login_questions(key)
   local now, open, all = login_now(), {}, redis.call('HGETALL', key)
   for i = 1, #all, 2 do
@@ -85,8 +86,13 @@ LOGIN_STEPS.lookup = {
     if s.mode == 'code' then
       h = redis.call('GET', k[1])
     else
-      -- the sender's open questions: "YES 47" names one; a bare YES only when one is open
-      local open = login_questions(k[1])
+      -- the sender's open questions asked before the answer arrived (an answer sent at once with
+      -- a code, or replayed long after, answers none asked later): "YES 47" names one; a bare
+      -- YES only when one is open
+      local open = {}
+      for _, q in ipairs(login_questions(k[1])) do
+        if (q.a or 0) <= s.receivedAt then open[#open + 1] = q end
+      end
       if s.question ~= '' then
         for _, q in ipairs(open) do
           if q.n == s.question then h = q.h end
@@ -169,7 +175,8 @@ LOGIN_STEPS.reg = {
 }
 
 -- the chat question, numbered among the sender's open ones ("YES 47" answers it; a bare YES
--- only while it is the one open): the number stays the registration's until the PIN expires
+-- only while it is the one open): the number is drawn at random (s.draw, by the worker) among
+-- those not open for this sender, and stays the registration's until the PIN expires
 LOGIN_STEPS.ask = {
   keys = function(s) return { { 'confirm', s.addr } } end,
   run = function(s, k)
@@ -179,14 +186,13 @@ LOGIN_STEPS.ask = {
       if q.h == s.h then n = q.n end
     end
     if not n then
-      -- 10..99, starting from a place the PIN hash picks (not the order of asking)
-      local start = (string.byte(s.h, 1) * 7 + string.byte(s.h, 2)) % 90
+      -- 10..99: the drawn one, or the next one free after it
       for i = 0, 89 do
-        local c = tostring(10 + (start + i) % 90)
+        local c = tostring(10 + (s.draw + i) % 90)
         if not taken[c] then n = c break end
       end
       if not n then return nil, login_nomatch(s) end
-      redis.call('HSET', k[1], n, cjson.encode({ h = s.h, x = tonumber(s.x), o = s.origin }))
+      redis.call('HSET', k[1], n, cjson.encode({ h = s.h, x = tonumber(s.x), o = s.origin, a = login_now() }))
     end
     local x = tonumber(s.x)
     if redis.call('PEXPIRETIME', k[1]) < x then redis.call('PEXPIREAT', k[1], x) end
