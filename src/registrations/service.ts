@@ -109,9 +109,10 @@ export class Registrations {
   /**
    * Registers, re-joins, or answers a decoy; see registration.lua for why no answer is an oracle.
    * `emojiString` undefined: the server draws one. `idempotencyKey` (the client's, the same on
-   * every retry of one attempt): the drawn candidates are derived from it and the PIN, so a retry
-   * of an attempt that was applied (its answer lost) finds its registration and gets the same
-   * pinId and emoji string; a decoy answered to it is remembered, so its repeat looks the same.
+   * every retry of one attempt; without one, the caller's network group, channel and device
+   * stand for it): the drawn candidates are derived from it and the PIN, so a retry of an
+   * attempt that was applied (its answer lost) finds its registration and gets the same pinId
+   * and emoji string; a decoy answered to it is remembered, so its repeat looks the same.
    */
   async register(pin: string, emojiString: string | undefined, caller: Caller, idempotencyKey?: string): Promise<RegisterOutcome> {
     const { policy } = this.settings;
@@ -122,7 +123,11 @@ export class Registrations {
     const pinHash = await this.located(pin);
     const budgets = this.limits.forRegister(this.limits.group(caller.ip));
     const perRound = candidatesPerRound(policy.emojiLength);
-    const attempt = idempotencyKey === undefined ? undefined : this.hasher.attempt(pin, idempotencyKey);
+    // Without a key, the identical request (same PIN, network and device) is one attempt: its
+    // retry after a lost answer (a 503) finds the registration the first try made, while anyone
+    // else naming the PIN still gets a decoy (SECURITY.md, "Keyless retries")
+    const key = idempotencyKey ?? (emojiString === undefined ? `keyless\n${budgets.group}\n${caller.via}\n${caller.origin?.device ?? ''}` : undefined);
+    const attempt = key === undefined ? undefined : this.hasher.attempt(pin, key);
     // a keyed attempt's candidates of every round, made up front: a retry must recognise any of them
     const derived = attempt && emojiString === undefined ? deriveEmojiStrings(attempt.seed, perRound * DRAW_ROUNDS, policy.emojiLength) : [];
     const derivedHashes = derived.map(normalEmojiHash);
