@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { UnrecoverableError, Worker } from 'bullmq';
 import { expect } from 'chai';
 import { evolutionMessage, outboundOf, startMockGateway, type MockGateway } from '../helpers/gateway.js';
 import { eventually, get, post, request } from '../helpers/http.js';
 import { randomPhone, type LoginBody } from '../helpers/flow.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { runNode, startStack, type Stack } from '../helpers/processes.js';
 import { REDIS_URL } from '../helpers/redis.js';
 import { collectLogin, postChat, registerPin } from '../ops/support.js';
 import { WebhookAuth } from '../../src/messaging/webhook-auth.js';
@@ -16,11 +17,22 @@ import { keys } from '../../src/redis/keys.js';
  * Chat answers and commands bound to what they answer (issue 48), production settings with the
  * chat confirmation on (two web nodes, a worker, real Redis, a mock Evolution API): a YES
  * answers only a question asked before it arrived (a lured code and YES sent at once, an old
- * YES replayed after an incident), and STOP from a recycled number's newcomer acts on the
+ * YES that failed for good replayed by `npm run replay-inbound`), and STOP from a recycled number's newcomer acts on the
  * newcomer's account alone.
  */
 const SECRET = 'binding-suite-webhook-secret-of-32-bytes!';
 const digits = (phone: string): string => phone.replace(/^\+/, '');
+const ENV: Record<string, string> = {
+  NODE_ENV: 'production',
+  JWT_SECRET: 'binding-suite-jwt-secret-0123456789abcdefgh',
+  WEBHOOK_SECRET: SECRET,
+  LOGIN_CONFIRMATION: 'on',
+  APP_NAME: 'Acme Bank',
+  MESSAGING_PROVIDER: 'evolution',
+  EVOLUTION_API_URL: 'http://127.0.0.1:9',
+  EVOLUTION_API_KEY: 'evo-key',
+  EVOLUTION_INSTANCE: 'test-instance',
+};
 const newLid = (): string => String(1e14 + Math.floor(Math.random() * 8e14));
 
 describe('security: chat answers bound to their question, commands to the sender\'s account', function () {
@@ -36,17 +48,7 @@ describe('security: chat answers bound to their question, commands to the sender
       name: 'sec-binding',
       webs: 2,
       workers: 1,
-      env: {
-        NODE_ENV: 'production',
-        JWT_SECRET: 'binding-suite-jwt-secret-0123456789abcdefgh',
-        WEBHOOK_SECRET: SECRET,
-        LOGIN_CONFIRMATION: 'on',
-        APP_NAME: 'Acme Bank',
-        MESSAGING_PROVIDER: 'evolution',
-        EVOLUTION_API_URL: gw.url,
-        EVOLUTION_API_KEY: 'evo-key',
-        EVOLUTION_INSTANCE: 'test-instance',
-      },
+      env: { ...ENV, EVOLUTION_API_URL: gw.url },
     });
     const url = new URL(REDIS_URL);
     queues = createQueues({ host: url.hostname, port: Number(url.port || 6379) }, keys(stack.prefix).queuePrefix, 1);
@@ -95,25 +97,36 @@ describe('security: chat answers bound to their question, commands to the sender
     expect((await collectLogin(stack.webs[0]!.url, lured.pin)).user.phone).to.equal(phone);
   });
 
-  it('an old YES replayed after an incident confirms no newer question', async function () {
+  it('an old YES that failed for good, replayed by replay-inbound after a newer question, confirms nothing', async function () {
     const phone = randomPhone();
-    const first = await registerPin(stack.webs[0]!.url);
-    await say(phone, `PIN: ${first.emoji}`);
-    const n1 = numberOf(await waitText(digits(phone), /^Sign in to /));
-    // a YES accepted now that failed for good (never processed) …
-    const answeredAt = Date.now();
-    await say(phone, `NO ${n1}`);
-    await eventually(async () => ((await check(first.pin)).status === 403 ? true : undefined), 15000, 100);
-    // … and a newer question, open when the old YES is replayed (by number and bare)
-    const second = await registerPin(stack.webs[0]!.url);
-    const seen = textsTo(digits(phone)).length;
-    await say(phone, `PIN: ${second.emoji}`);
-    const n2 = numberOf(await waitText(digits(phone), /^Sign in to /, seen));
+    // the incident: the YES is accepted, and its job fails for good (the service's worker
+    // stopped, one that fails every job in its place)
+    const worker = stack.workers[0]!;
+    worker.child.kill('SIGSTOP');
+    const url = new URL(REDIS_URL);
+    const queue = queues.inbound[0]!;
+    const failing = new Worker<InboundJob>(queue.name, () => Promise.reject(new UnrecoverableError('incident')), {
+      connection: { host: url.hostname, port: Number(url.port || 6379) },
+      prefix: keys(stack.prefix).queuePrefix(queue.name),
+    });
+    try {
+      const failed = new Promise<void>((resolve) => failing.on('failed', () => resolve()));
+      await say(phone, 'YES');
+      await failed;
+    } finally {
+      await failing.close();
+      worker.child.kill('SIGCONT');
+    }
+    // a newer question, open when the job is replayed
+    const reg = await registerPin(stack.webs[0]!.url);
+    await say(phone, `PIN: ${reg.emoji}`);
+    await waitText(digits(phone), /^Sign in to /);
     const before = textsTo(digits(phone)).length;
-    await acceptedAt(phone, `YES ${n2}`, answeredAt);
-    await acceptedAt(phone, 'YES', answeredAt);
-    await eventually(async () => (textsTo(digits(phone)).slice(before).filter((t) => /no sign-in waiting for your answer/.test(t)).length === 2 ? true : undefined), 15000, 50);
-    expect((await check(second.pin)).body).to.include({ verified: false, awaitingConfirmation: true });
+    const replay = await runNode(['dist/src/bin/replay-inbound.js'], { ...ENV, REDIS_URL, KEY_PREFIX: stack.prefix });
+    expect(replay.code, replay.stderr).to.equal(0);
+    expect(replay.stdout).to.match(/^1 in all$/m);
+    await waitText(digits(phone), /no sign-in waiting for your answer/, before);
+    expect((await check(reg.pin)).body).to.include({ verified: false, awaitingConfirmation: true });
   });
 
   it("STOP from a recycled number's new holder (another LID) leaves the owner's sessions, and tells nothing of them", async function () {
