@@ -7,6 +7,7 @@ import { randomPhone, type LoginBody } from '../helpers/flow.js';
 import { runNode, startStack, type Stack } from '../helpers/processes.js';
 import { REDIS_URL } from '../helpers/redis.js';
 import { collectLogin, postChat, registerPin } from '../ops/support.js';
+import { connected } from '../realtime/clients.js';
 import { WebhookAuth } from '../../src/messaging/webhook-auth.js';
 import { createQueues, type Queues } from '../../src/queues/queues.js';
 import { inboundJobId } from '../../src/queues/intake.js';
@@ -95,6 +96,30 @@ describe('security: chat answers bound to their question, commands to the sender
     // the person's own answer, sent after reading the question, decides
     await say(phone, `YES ${n}`);
     expect((await collectLogin(stack.webs[0]!.url, lured.pin)).user.phone).to.equal(phone);
+  });
+
+  it("a PIN's question number can't be learnt beforehand: asked again of another phone, it is drawn anew", async function () {
+    const pairs: Array<[string, string]> = [];
+    const socket = await connected(stack.webs[0]!.url);
+    try {
+      for (let round = 0; round < 4; round++) {
+        // the attacker's own phone is asked about its PIN, then the attacker cancels and
+        // registers the same PIN again, for the victim's phone to be asked
+        const reg = await registerPin(stack.webs[0]!.url);
+        const [attacker, victim] = [randomPhone(), randomPhone()];
+        await say(attacker, `PIN: ${reg.emoji}`);
+        const learnt = numberOf(await waitText(digits(attacker), /^Sign in to /));
+        await new Promise((resolve) => socket.socket.emit('cancel-auth', { pin: reg.pin }, resolve));
+        const again = await post(stack.webs[0]!.url, '/register-pin', { pin: reg.pin });
+        expect(again.status, again.text).to.equal(200);
+        await say(victim, `PIN: ${String(again.body.emojiString)}`);
+        pairs.push([learnt, numberOf(await waitText(digits(victim), /^Sign in to /))]);
+      }
+    } finally {
+      socket.close();
+    }
+    // one in 90 alike by chance; four alike in a row, one in 6.6 × 10^7
+    expect(pairs.some(([learnt, asked]) => learnt !== asked), JSON.stringify(pairs)).to.equal(true);
   });
 
   it('an old YES that failed for good, replayed by replay-inbound after a newer question, confirms nothing', async function () {
