@@ -74,7 +74,7 @@ try {
 await interrupt.settle();
 
 const all = rows(figures);
-process.stdout.write('\n' + table(all) + '\n\n' + curveTables(figures).join('\n\n') + '\n\n');
+process.stdout.write(`\n${table(all)}\n\n${curveTables(figures).join('\n\n')}\n\n`);
 const outDir = opts.outDir ?? path.join(ROOT, 'bench/results');
 const file = path.join(outDir, 'latest.json');
 const meta = {

@@ -79,7 +79,7 @@ function evolutionBody(o: Options): object {
     event: 'messages.upsert',
     instance: o.instance,
     data: {
-      key: { remoteJid: `${o.from!.slice(1)}@s.whatsapp.net`, fromMe: false, id: 'SIM' + randomBytes(8).toString('hex').toUpperCase() },
+      key: { remoteJid: `${o.from!.slice(1)}@s.whatsapp.net`, fromMe: false, id: `SIM${randomBytes(8).toString('hex').toUpperCase()}` },
       pushName: o.name,
       message: { conversation: o.text },
       messageType: 'conversation',
@@ -94,7 +94,7 @@ function evolutionBody(o: Options): object {
 function cloudBody(o: Options): object {
   const from = o.from?.slice(1);
   const contact = { profile: { name: o.name }, ...(from ? { wa_id: from } : {}), ...(o.userId ? { user_id: o.userId } : {}) };
-  const message = { ...(from ? { from } : {}), ...(o.userId ? { from_user_id: o.userId } : {}), id: 'wamid.SIM' + randomBytes(12).toString('base64url'), timestamp: String(now()), type: 'text', text: { body: o.text } };
+  const message = { ...(from ? { from } : {}), ...(o.userId ? { from_user_id: o.userId } : {}), id: `wamid.SIM${randomBytes(12).toString('base64url')}`, timestamp: String(now()), type: 'text', text: { body: o.text } };
   return {
     object: 'whatsapp_business_account',
     entry: [{ id: '0', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '0', phone_number_id: o.phoneNumberId }, contacts: [contact], messages: [message] } }] }],
@@ -104,7 +104,7 @@ function cloudBody(o: Options): object {
 /** The path and headers the gateway would use, with the service's configured credentials. */
 function credentials(o: Options, config: Config, raw: string): { path: string; headers: Record<string, string>; method: string } {
   const suffix = o.byEvents ? '/messages-upsert' : '';
-  const signature = (secret: string): string => 'sha256=' + createHmac('sha256', secret).update(raw).digest('hex');
+  const signature = (secret: string): string => `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
   if (o.gateway === 'cloud') {
     return config.webhookSecret
       ? { path: '', headers: { 'x-hub-signature-256': signature(config.webhookSecret) }, method: 'X-Hub-Signature-256' }
@@ -143,7 +143,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof Usage) console.error((err.message ? err.message + '\n' : '') + HELP);
+    if (err instanceof Usage) console.error((err.message ? `${err.message}\n` : '') + HELP);
     else if (err instanceof ConfigError) console.error(`configuration: ${err.message}`);
     else console.error(`simulate failed: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(2);

@@ -1,5 +1,5 @@
 import type { Sizes } from './options.js';
-import { emojiFor, evolutionBody, pinFor, Sequence, signWebhook } from './payloads.js';
+import { emojiFor, evolutionBody, pinFor, type Sequence, signWebhook } from './payloads.js';
 import type { RequestSpec } from './load.js';
 import type { Stack } from './stack.js';
 

@@ -89,7 +89,7 @@ export function signWebhook(body: string, secret: string): SignedRequest {
     body,
     headers: {
       'content-type': 'application/json',
-      'x-hub-signature-256': 'sha256=' + createHmac('sha256', secret).update(body).digest('hex'),
+      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
     },
   };
 }

@@ -336,7 +336,7 @@ export function curveTables(f: Figures): string[] {
     );
     const idle = f.memory.idle;
     const idleRow = idle ? [[`${n(idle.sockets)}, idle ${idle.seconds} s (median)`, `${n(idle.medianMB)} (${n(idle.minMB)}–${n(idle.maxMB)})`]] : [];
-    out.push('web-1 RSS against sockets (just connected; then the last point left idle)\n' + textTable(['sockets', 'RSS MB'], [...f.memory.sockets.map((p) => [n(p.sockets), n(p.rssMB)]), ...idleRow]));
+    out.push(`web-1 RSS against sockets (just connected; then the last point left idle)\n${textTable(['sockets', 'RSS MB'], [...f.memory.sockets.map((p) => [n(p.sockets), n(p.rssMB)]), ...idleRow])}`);
   }
   return out;
 }
@@ -344,7 +344,7 @@ export function curveTables(f: Figures): string[] {
 export function writeJson(file: string, meta: Record<string, unknown>, figures: Figures, all: Row[]): void {
   mkdirSync(path.dirname(file), { recursive: true });
   const tops = ceilings(endpointList(figures), figures.crypto);
-  writeFileSync(file, JSON.stringify({ ...meta, machine: machine(), targets: all.filter((r) => r.target), ceilings: tops, figures }, null, 2) + '\n');
+  writeFileSync(file, `${JSON.stringify({ ...meta, machine: machine(), targets: all.filter((r) => r.target), ceilings: tops, figures }, null, 2)}\n`);
 }
 
 export function machine(): { cpus: number; cpu: string; memoryMB: number; node: string } {

@@ -35,11 +35,11 @@ function startWeb(): void {
     ctx.body = { ok: true };
   });
   router.post('/messaging-endpoint', bodyParser({ enableTypes: ['json'] }), async (ctx) => {
-    const mac = Buffer.from('sha256=' + createHmac('sha256', secret).update(String(ctx.request.rawBody)).digest('hex'));
+    const mac = Buffer.from(`sha256=${createHmac('sha256', secret).update(String(ctx.request.rawBody)).digest('hex')}`);
     const given = Buffer.from(ctx.get('x-hub-signature-256'));
     if (given.length !== mac.length || !timingSafeEqual(given, mac)) ctx.throw(401);
     const { data } = ctx.request.body as { data: { key: { id: string; remoteJid: string }; message: { conversation: string } } };
-    const phone = '+' + data.key.remoteJid.split('@')[0];
+    const phone = `+${data.key.remoteJid.split('@')[0]}`;
     // the message id as the job id: a gateway's retry of the same message adds nothing
     await queue.add('login', { phone, text: data.message.conversation }, { jobId: data.key.id, removeOnComplete: 5000, removeOnFail: 5000 });
     ctx.body = { received: true };

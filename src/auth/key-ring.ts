@@ -82,7 +82,7 @@ function asymmetricKey(m: KeyMaterial): RingKey {
 
 function hmacKey(secret: string): RingKey {
   // a name for the secret that reveals nothing about it
-  const kid = 'hs-' + createHash('sha256').update(`pin-auth/kid/${secret}`).digest('base64url').slice(0, 12);
+  const kid = `hs-${createHash('sha256').update(`pin-auth/kid/${secret}`).digest('base64url').slice(0, 12)}`;
   const mac = macKey(createSecretKey(Buffer.from(secret, 'utf8')), kid);
   return { kid, alg: 'HS256', ...mac, refresh: mac };
 }

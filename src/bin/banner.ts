@@ -24,7 +24,7 @@ export interface BannerFacts {
 export function redisAddress(redisUrl: string): string {
   const u = new URL(redisUrl);
   const db = u.pathname.replace(/^\//, '');
-  return `${u.protocol}//${u.hostname}:${u.port || '6379'}${db ? '/' + db : ''}`;
+  return `${u.protocol}//${u.hostname}:${u.port || '6379'}${db ? `/${db}` : ''}`;
 }
 
 /** The Redis the process uses: one server, a Sentinel-watched primary, or a cluster's seeds. */

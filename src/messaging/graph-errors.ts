@@ -28,5 +28,5 @@ export function describeGraphError(err: GraphError): string {
   const title = typeof err.message === 'string' ? err.message : typeof err.title === 'string' ? err.title : 'error';
   const data = typeof err.error_data === 'object' && err.error_data !== null ? (err.error_data as { details?: unknown }) : {};
   const details = typeof data.details === 'string' ? `: ${data.details}` : '';
-  return `${typeof err.code === 'number' ? String(err.code) + ' ' : ''}${title}${details}`.slice(0, 300);
+  return `${typeof err.code === 'number' ? `${String(err.code)} ` : ''}${title}${details}`.slice(0, 300);
 }

@@ -108,7 +108,7 @@ export class WebhookAuth {
 
   /** For clients and tests: the header value a signing gateway would send. */
   static sign(rawBody: Buffer | string, secret: string): string {
-    return 'sha256=' + createHmac('sha256', secret).update(rawBody).digest('hex');
+    return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
   }
 
   private jwtMatches(header: string): boolean {

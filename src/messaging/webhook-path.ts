@@ -63,12 +63,12 @@ export function parseWebhookPath(url: string | undefined): WebhookRoute | null {
   const rest = eventSegment === undefined ? segments : segments.slice(0, -1);
   if (rest.length > 1) return null;
   const secretCandidate = rest[0];
-  const label = WEBHOOK_PATH + (secretCandidate !== undefined ? '/:secret' : '') + (eventSegment !== undefined ? '/' + eventSegment : '');
+  const label = WEBHOOK_PATH + (secretCandidate !== undefined ? '/:secret' : '') + (eventSegment !== undefined ? `/${eventSegment}` : '');
   return { secretCandidate, event: eventSegment?.replace(/-/g, '.'), label };
 }
 
 /** A path for log lines: the webhook's label when it is under WEBHOOK_PATH, else the path itself. */
 export function loggablePath(path: string): string {
-  if (!path.startsWith(WEBHOOK_PATH + '/')) return path;
-  return parseWebhookPath(path)?.label ?? WEBHOOK_PATH + '/:other';
+  if (!path.startsWith(`${WEBHOOK_PATH}/`)) return path;
+  return parseWebhookPath(path)?.label ?? `${WEBHOOK_PATH}/:other`;
 }

@@ -15,8 +15,8 @@ export function createLogger(opts: { level: string; production: boolean; role: s
         winston.format.errors({ stack: true }),
         winston.format.printf((info) => {
           const { level, message, timestamp, stack, role, instance, ...rest } = info;
-          const extra = Object.keys(rest).length > 0 ? ' ' + JSON.stringify(rest) : '';
-          return `${String(timestamp)} ${String(role)} ${level}: ${String(message)}${extra}${stack ? '\n' + String(stack) : ''}`;
+          const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : '';
+          return `${String(timestamp)} ${String(role)} ${level}: ${String(message)}${extra}${stack ? `\n${String(stack)}` : ''}`;
         }),
       );
   return winston.createLogger({

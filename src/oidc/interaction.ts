@@ -47,7 +47,7 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
     throw err;
   }));
   const stateKey = (uid: string): string => keys.oidcInteractionLogin(uid);
-  const pinFor = (uid: string, attempt: string): string => 'oidc-' + createHmac('sha256', pinKey).update(`${uid}:${attempt}`).digest('base64url');
+  const pinFor = (uid: string, attempt: string): string => `oidc-${createHmac('sha256', pinKey).update(`${uid}:${attempt}`).digest('base64url')}`;
   const interactionPath = new RegExp(`^${mount.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/${INTERACTION_SEGMENT}/([A-Za-z0-9_-]{1,64})(/status)?$`);
 
   /** The interaction's registration: made on first view, made again (new attempt) once expired. */

@@ -110,27 +110,26 @@ export function createHandlers(services: HandlerServices, throttle: EventThrottl
   };
 
   async function onAnyEvent(this: Socket, event: unknown, ...args: unknown[]): Promise<void> {
-    const socket = this;
     const { payload, ack } = splitArgs(args);
     try {
-      const verdict = await throttle.check(socket.id);
-      if (!socket.connected) return; // cut or gone while events of the same burst were queued
+      const verdict = await throttle.check(this.id);
+      if (!this.connected) return; // cut or gone while events of the same burst were queued
       if (!verdict.admit) {
         if (verdict.cut) {
-          log.warn('socket cut for flooding', { socketId: socket.id, ip: socketData(socket).ip });
-          socket.disconnect(true);
+          log.warn('socket cut for flooding', { socketId: this.id, ip: socketData(this).ip });
+          this.disconnect(true);
           return;
         }
         const limited = new AppError('RATE_LIMITED', 'Too many events on this connection', { retryAfter: verdict.retryAfter });
-        if (verdict.notify) socket.emit(SERVER_EVENTS.pinError, errorBody(socket, limited));
-        ack?.({ success: false, ...errorBody(socket, limited) });
+        if (verdict.notify) this.emit(SERVER_EVENTS.pinError, errorBody(this, limited));
+        ack?.({ success: false, ...errorBody(this, limited) });
         return;
       }
-      if (event === CLIENT_EVENTS.registerPin) await registerPin(socket, payload, ack);
-      else if (event === CLIENT_EVENTS.cancelAuth) await cancelAuth(socket, payload, ack);
+      if (event === CLIENT_EVENTS.registerPin) await registerPin(this, payload, ack);
+      else if (event === CLIENT_EVENTS.cancelAuth) await cancelAuth(this, payload, ack);
       else throw new AppError('VALIDATION_ERROR', `Unknown event ${String(event).slice(0, 64)}`);
     } catch (err) {
-      fail(socket, err, ack);
+      fail(this, err, ack);
     }
   }
   function onDisconnect(this: Socket): void {

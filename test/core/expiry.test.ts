@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { Queue } from 'bullmq';
 import { io, type Socket } from 'socket.io-client';
 import { randomEmoji, randomPhone, randomPin, sendChat, type LoginBody } from '../helpers/flow.js';
-import { activePinsAt, eventually, get, post } from '../helpers/http.js';
+import { activePinsAt, eventually, post } from '../helpers/http.js';
 import { startStack, stopProcess, type Stack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
 import { evolutionJobId, expectError, keysUnder, register, sleep, stackQueue } from './support.js';
@@ -65,7 +65,7 @@ describe('core: expiry', function () {
     await sleep(TTL * 1000 + 100);
     expectError(await post(stack.url, '/check-login', { pin }), 410, 'PIN_EXPIRED');
     expect(await activePins()).to.equal(0);
-    const late = 'LATE' + randomPin().slice(4);
+    const late = `LATE${randomPin().slice(4)}`;
     await sendChat(stack.url, `PIN: ${emoji}`, { phone: randomPhone(), id: late });
     await eventually(async () => ((await inbound.getJob(evolutionJobId('test-instance', late)))?.finishedOn ? true : undefined));
     expectError(await post(stack.url, '/check-login', { pin }), 410, 'PIN_EXPIRED');

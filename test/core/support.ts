@@ -49,7 +49,7 @@ export async function register(base: string, pin: string, emojiString: string): 
 
 /** The digest the service uses for a message id (the webhook's job id is `m` + this). */
 export function evolutionJobId(instance: string, rawId: string): string {
-  return 'm' + messageKey('evolution', instance, rawId);
+  return `m${messageKey('evolution', instance, rawId)}`;
 }
 
 /** Polls /check-login until the login is there, and collects it (fails on anything but 200). */

@@ -68,7 +68,7 @@ describe('core: chat messages to logins', function () {
     expect(nobody.body).to.include({ accepted: 0, ignored: 1 });
     expect((await sendChat(stack.url, `PIN: ${emoji}`, { fromMe: true })).status).to.equal(200);
     expect((await sendChat(stack.url, `PIN: ${emoji}`, { remoteJid: '120363025246125486@g.us' })).status).to.equal(200);
-    const other = 'OTHER' + randomPin().slice(4);
+    const other = `OTHER${randomPin().slice(4)}`;
     await sendChat(stack.url, 'PIN: not emoji', { id: other });
     expect(await outcomeOf(other)).to.equal('not-a-code');
     expect((await check(pin)).body.verified).to.equal(false);
@@ -93,7 +93,7 @@ describe('core: chat messages to logins', function () {
     const pin = randomPin();
     const emoji = randomEmoji();
     await register(stack.url, pin, emoji);
-    const id = 'DUP' + randomPin().slice(4);
+    const id = `DUP${randomPin().slice(4)}`;
     const phone = randomPhone();
     const answers = await Promise.all([1, 2, 3].map(() => sendChat(stack.url, `PIN: ${emoji}`, { id, phone })));
     for (const a of answers) expect(a.status, a.text).to.equal(200);
@@ -103,7 +103,7 @@ describe('core: chat messages to logins', function () {
 
   it('a repeat delivery after the login was collected does not verify a new registration with that emoji string', async function () {
     const emoji = randomEmoji();
-    const id = 'LATE' + randomPin().slice(4);
+    const id = `LATE${randomPin().slice(4)}`;
     const phone = randomPhone();
     const first = randomPin();
     await register(stack.url, first, emoji);

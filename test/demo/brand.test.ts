@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { brandCss, contrast } from '../../src/demo/brand.js';
 
-const hex = fc.integer({ min: 0, max: 0xffffff }).map((n) => '#' + n.toString(16).padStart(6, '0'));
+const hex = fc.integer({ min: 0, max: 0xffffff }).map((n) => `#${n.toString(16).padStart(6, '0')}`);
 const vars = (css: string): Record<string, string> => Object.fromEntries([...css.matchAll(/(--[a-z-]+):(#[0-9a-f]{6})/gi)].map((m) => [m[1]!, m[2]!]));
 
 /** src/demo/brand.ts: whatever colours a client registers, every text on the page reads at 4.5:1. */

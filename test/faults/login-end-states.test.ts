@@ -11,7 +11,6 @@ import { createServices, type Services } from '../../src/services.js';
 import { scriptRequest } from '../helpers/fault-proxy.js';
 import { randomEmoji, randomPin, sendChat } from '../helpers/flow.js';
 import { eventually, get, post } from '../helpers/http.js';
-import { stopProcess } from '../helpers/processes.js';
 import { expectError, stackQueue } from '../core/support.js';
 import { connected, type TestClient } from '../realtime/clients.js';
 import { startFaultStack, type FaultStack } from './support.js';

@@ -109,7 +109,7 @@ export class FaultProxy {
     client.on('data', (chunk: Buffer) => {
       if (this.mode.kind === 'black-hole') return;
       const drop = this.drop;
-      if (drop && drop.pattern.test(chunk.toString('latin1'))) {
+      if (drop?.pattern.test(chunk.toString('latin1'))) {
         this.drop = null;
         client.resetAndDestroy();
         upstream.destroy();
@@ -117,7 +117,7 @@ export class FaultProxy {
         return;
       }
       const trigger = this.trigger;
-      if (trigger && trigger.pattern.test(chunk.toString('latin1'))) {
+      if (trigger?.pattern.test(chunk.toString('latin1'))) {
         this.trigger = null;
         pair.holdUntil = Date.now() + trigger.ms;
         trigger.hit();

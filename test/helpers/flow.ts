@@ -7,7 +7,7 @@ import { eventually, post, request } from './http.js';
 const POOL = [...'🍎🚀🐱🐶🦊🐼🐨🐯🦁🐮🐷🐸🐵🐔🐧🐦🐤🦆🦅🦉🦇🐺🐗🐴🦄🐝🐛🦋🐌🐞🐜🦗🐢🐍🦎🦖🦕🐙🦑🦐🦀🐡🐠🐟🐬🐳🐋🦈🐊🐅🐆🦓🦍🐘🦛🦏🐪🐫🦒🦘🐃🐂🐄🐎🐖🐏🐑🦙🐐🦌🐕🐩🐈🐓🦃🦚🦜🦢🕊🐇🦝🦨🦡🦦🦥🐁🐀🐿🦔'];
 
 export function randomPin(): string {
-  return 'pin-' + randomBytes(12).toString('base64url');
+  return `pin-${randomBytes(12).toString('base64url')}`;
 }
 
 export function randomEmoji(length = 6): string {
@@ -16,7 +16,7 @@ export function randomEmoji(length = 6): string {
 }
 
 export function randomPhone(): string {
-  return '+4477' + String(Math.floor(1e7 + Math.random() * 9e7));
+  return `+4477${String(Math.floor(1e7 + Math.random() * 9e7))}`;
 }
 
 export interface LoginBody {

@@ -16,7 +16,7 @@ export function evolutionMessage(opts: {
   extended?: boolean;
   instance?: string;
 }): Record<string, unknown> {
-  const phone = (opts.phone ?? '+5511' + String(Math.floor(1e8 + Math.random() * 9e8))).replace(/^\+/, '');
+  const phone = (opts.phone ?? `+5511${String(Math.floor(1e8 + Math.random() * 9e8))}`).replace(/^\+/, '');
   const key: Record<string, unknown> = {
     remoteJid: opts.remoteJid ?? `${phone}@s.whatsapp.net`,
     fromMe: opts.fromMe ?? false,
@@ -39,7 +39,7 @@ export function evolutionMessage(opts: {
 }
 
 export function cloudMessage(opts: { text: string; phone?: string; id?: string; name?: string }): Record<string, unknown> {
-  const from = (opts.phone ?? '+1555' + String(Math.floor(1e6 + Math.random() * 9e6))).replace(/^\+/, '');
+  const from = (opts.phone ?? `+1555${String(Math.floor(1e6 + Math.random() * 9e6))}`).replace(/^\+/, '');
   return {
     object: 'whatsapp_business_account',
     entry: [
@@ -55,7 +55,7 @@ export function cloudMessage(opts: { text: string; phone?: string; id?: string; 
               messages: [
                 {
                   from,
-                  id: opts.id ?? 'wamid.' + randomBytes(16).toString('base64url'),
+                  id: opts.id ?? `wamid.${randomBytes(16).toString('base64url')}`,
                   timestamp: String(Math.floor(Date.now() / 1000)),
                   type: 'text',
                   text: { body: opts.text },
@@ -97,7 +97,7 @@ export async function startMockGateway(): Promise<MockGateway> {
   const gw: Omit<MockGateway, 'url' | 'close'> = {
     requests: [],
     queue: [],
-    fallback: { status: 201, body: { key: { id: 'MOCK' + randomBytes(6).toString('hex') }, status: 'PENDING' } },
+    fallback: { status: 201, body: { key: { id: `MOCK${randomBytes(6).toString('hex')}` }, status: 'PENDING' } },
   };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -169,7 +169,7 @@ export async function startFakeEvolution(opts: { apiKey: string; instances: stri
   const down: { sends: number; error: string; number: string | undefined } = { sends: 0, error: '', number: undefined };
   const gw = await fakeServer((req) => {
     const m = /^\/message\/sendText\/([^/?]+)$/.exec(req.url);
-    if (req.method !== 'POST' || !m) return { status: 404, body: { status: 404, error: 'Not Found', response: { message: ['Cannot POST ' + req.url] } } };
+    if (req.method !== 'POST' || !m) return { status: 404, body: { status: 404, error: 'Not Found', response: { message: [`Cannot POST ${req.url}`] } } };
     if (req.headers.apikey !== opts.apiKey) return { status: 401, body: { status: 401, error: 'Unauthorized', response: { message: 'Unauthorized' } } };
     const instance = decodeURIComponent(m[1]!);
     if (!opts.instances.includes(instance)) return { status: 404, body: { status: 404, error: 'Not Found', response: { message: [`The "${instance}" instance does not exist`] } } };
@@ -184,7 +184,7 @@ export async function startFakeEvolution(opts: { apiKey: string; instances: stri
     if (typeof body.number !== 'string' || !/^(\d{7,15}|\d{1,32}@lid)$/.test(body.number) || typeof text !== 'string' || text === '') {
       return { status: 400, body: { status: 400, error: 'Bad Request', response: { message: ['instance requires property "text"'] } } };
     }
-    const id = '3EB0' + randomBytes(8).toString('hex').toUpperCase();
+    const id = `3EB0${randomBytes(8).toString('hex').toUpperCase()}`;
     const remoteJid = body.number.includes('@') ? body.number : `${body.number}@s.whatsapp.net`;
     return { status: 201, id, body: { key: { remoteJid, fromMe: true, id }, message: { conversation: text }, messageTimestamp: Math.floor(Date.now() / 1000), status: 'PENDING' } };
   });
@@ -198,7 +198,7 @@ export async function startFakeEvolution(opts: { apiKey: string; instances: stri
 }
 
 export function startFakeGraph(opts: { token: string; phoneNumberIds: string[] }): Promise<FakeGateway> {
-  const graphError = (status: number, code: number, message: string) => ({ status, body: { error: { message, type: 'OAuthException', code, fbtrace_id: 'A' + randomBytes(4).toString('hex') } } });
+  const graphError = (status: number, code: number, message: string) => ({ status, body: { error: { message, type: 'OAuthException', code, fbtrace_id: `A${randomBytes(4).toString('hex')}` } } });
   return fakeServer((req) => {
     const m = /^\/v\d+\.\d+\/([^/?]+)\/messages$/.exec(req.url);
     if (req.method !== 'POST' || !m) return graphError(400, 100, 'Unsupported post request');
@@ -211,7 +211,7 @@ export function startFakeGraph(opts: { token: string; phoneNumberIds: string[] }
     if (body.messaging_product !== 'whatsapp' || (to === null) === (recipient === null) || !content) {
       return graphError(400, 100, 'Invalid parameter');
     }
-    const id = 'wamid.' + randomBytes(16).toString('base64url');
+    const id = `wamid.${randomBytes(16).toString('base64url')}`;
     return { status: 200, id, body: { messaging_product: 'whatsapp', contacts: [{ input: to ?? recipient, wa_id: to ?? undefined, user_id: recipient ?? undefined }], messages: [{ id }] } };
   });
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { Cluster, Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import { keys } from '../../src/redis/keys.js';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { startFakeEvolution, startFakeGraph, type FakeGateway } from '../helpers/gateway.js';
@@ -33,14 +33,14 @@ function fixture(file: string, values: Record<string, string>): string {
 const digits = (phone: string): string => phone.replace(/^\+/, '');
 const newLid = (): string => String(100000000000000 + Math.floor(Math.random() * 8e14));
 const newBsuid = (): string => `US.${randomBytes(8).readBigUInt64BE()}`;
-const newId = (): string => 'ID' + randomBytes(8).toString('hex').toUpperCase();
+const newId = (): string => `ID${randomBytes(8).toString('hex').toUpperCase()}`;
 /**
  * Mexican and Argentinian mobiles as WhatsApp writes them (521… and 549…), drawn from ranges
  * libphonenumber knows as mobiles: Buenos Aires' 11 9xxx xxxx is no valid number, so its `54`
  * spelling stays as written (test/identity/phone.test.ts) and one draw in nine made two accounts.
  */
-const mexicanMobile = (): string => '55' + String(Math.floor(1e7 + Math.random() * 9e7));
-const argentineMobile = (): string => '11' + String(Math.floor(2e7 + Math.random() * 7e7));
+const mexicanMobile = (): string => `55${String(Math.floor(1e7 + Math.random() * 9e7))}`;
+const argentineMobile = (): string => `11${String(Math.floor(2e7 + Math.random() * 7e7))}`;
 
 interface World {
   stack: Stack;

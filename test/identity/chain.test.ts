@@ -115,7 +115,7 @@ describe('identity: the chain steps (confirmation, STOP, racing links)', functio
   });
 
   it('a phone spelled as WhatsApp writes it (a Mexican 521…) reaches the canonical account', async function () {
-    const mx = '55' + String(Math.floor(1e7 + Math.random() * 9e7));
+    const mx = `55${String(Math.floor(1e7 + Math.random() * 9e7))}`;
     const p = processor(false);
     const canonical = await p.process(job({ phone: `+52${mx}` }, await code()));
     const legacy = await p.process(job({ phone: `+521${mx}` }, await code()));

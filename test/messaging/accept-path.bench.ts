@@ -36,7 +36,7 @@ function cpuMs(child: ChildProcess): number {
 
 async function load(url: string, duration: number): Promise<number> {
   const result = await autocannon({
-    url: url + '/messaging-endpoint',
+    url: `${url}/messaging-endpoint`,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body,

@@ -32,7 +32,7 @@ describe('messaging: the webhook and the inbound job it adds', function () {
     const ok = await postWebhook(stack.url, JSON.stringify(evolutionMessage({ text: 'hi', fromMe: true })), { 'x-request-id': 'gw-123' });
     const bad = await postWebhook(stack.url, '{"event":');
     const notJson = await postWebhook(stack.url, 'x', { 'content-type': 'text/plain' });
-    const large = await postWebhook(stack.url, '{"x":"' + 'a'.repeat(1024 * 1024) + '"}');
+    const large = await postWebhook(stack.url, `{"x":"${'a'.repeat(1024 * 1024)}"}`);
     expect([ok.status, bad.status, notJson.status, large.status]).to.deep.equal([200, 400, 400, 200]);
     expect(ok.headers.get('x-request-id')).to.equal('gw-123');
     expect(large.body).to.include({ dropped: 'too-large' });

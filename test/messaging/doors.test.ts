@@ -147,7 +147,7 @@ describe('messaging: the webhook door, paths and credentials', function () {
         ['expired', token({ ...base, iat: now() - 700, exp: now() - 100 })],
         ['our access token claims', token({ ...base, typ: 'access', sub: 'u1', sid: 's1', jti: 'j1' })],
         ['header typ of another kind', token(base, { typ: 'at+jwt' })],
-        ['another key', jwt.sign(base, JWT_KEY + 'x', { algorithm: 'HS256' })],
+        ['another key', jwt.sign(base, `${JWT_KEY}x`, { algorithm: 'HS256' })],
         ['HS512', jwt.sign(base, JWT_KEY, { algorithm: 'HS512' })],
       ];
       for (const [what, t] of bad) {

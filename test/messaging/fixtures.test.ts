@@ -96,7 +96,7 @@ describe('messaging: real payload shapes of both gateways (fixtures)', function 
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (gateway === 'evolution') headers.authorization = `Bearer ${evolutionJwt(JWT_KEY)}`;
     else headers['x-hub-signature-256'] = sign(raw, APP_SECRET);
-    return request(stack.url, 'POST', '/messaging-endpoint' + suffix, { raw, headers });
+    return request(stack.url, 'POST', `/messaging-endpoint${suffix}`, { raw, headers });
   }
 
   /** A Cloud API login from this number (and user id): the account's id. */
@@ -110,7 +110,7 @@ describe('messaging: real payload shapes of both gateways (fixtures)', function 
         messaging_product: 'whatsapp',
         metadata: { display_phone_number: '15550783881', phone_number_id: '2222222222' },
         contacts: [{ profile: { name: 'Kerry' }, wa_id: waId, ...(bsuid ? { user_id: bsuid } : {}) }],
-        messages: [{ from: waId, ...(bsuid ? { from_user_id: bsuid } : {}), id: 'wamid.' + randomBytes(8).toString('hex'), timestamp: '1772460309', type: 'text', text: { body: `PIN: ${emoji}` } }],
+        messages: [{ from: waId, ...(bsuid ? { from_user_id: bsuid } : {}), id: `wamid.${randomBytes(8).toString('hex')}`, timestamp: '1772460309', type: 'text', text: { body: `PIN: ${emoji}` } }],
       } }] }],
     };
     expect((await postFixture('cloud', body)).status).to.equal(200);
@@ -145,8 +145,8 @@ describe('messaging: real payload shapes of both gateways (fixtures)', function 
           const phone = randomPhone();
           const values: Record<string, string> = {
             PHONE: digits(phone),
-            ID: 'FX' + randomBytes(8).toString('hex').toUpperCase(),
-            ORIGINAL: 'OR' + randomBytes(8).toString('hex').toUpperCase(),
+            ID: `FX${randomBytes(8).toString('hex').toUpperCase()}`,
+            ORIGINAL: `OR${randomBytes(8).toString('hex').toUpperCase()}`,
             INSTANCE: 'inst-b',
             PNID: '2222222222',
             TEXT: 'hello',
@@ -212,7 +212,7 @@ describe('messaging: real payload shapes of both gateways (fixtures)', function 
           if (then === 'number-changed') {
             // the account of the old number (made here by a login) now answers to the new one
             const before = await loginAs(values.PHONE!, values.BSUID);
-            const again = await postFixture(gateway, fill(fx.body, { ...values, ID: 'FX' + randomBytes(8).toString('hex') }), fx.path);
+            const again = await postFixture(gateway, fill(fx.body, { ...values, ID: `FX${randomBytes(8).toString('hex')}` }), fx.path);
             expect(again.status).to.equal(200);
             const after = await eventually(async () => {
               const id = await redis.get(keys(stack.prefix).userByPhone(`+${values.NEWPHONE}`));

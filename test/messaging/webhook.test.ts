@@ -14,7 +14,7 @@ const VERIFY_TOKEN = 'verify-token-for-tests';
 
 /** Meta escapes every non-ASCII character of the JSON it signs (lowercase hex). */
 const metaEscaped = (json: string): string =>
-  json.replace(/[\u0080-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 describe('messaging: the webhook door (auth, handshake, shapes, ignored events)', function () {
   let stack: Stack;
@@ -82,11 +82,11 @@ describe('messaging: the webhook door (auth, handshake, shapes, ignored events)'
       const before = await jobCounts(inbound);
       const raw = JSON.stringify(evolutionMessage({ text: 'PIN: 🍎' }));
       const good = sign(raw, SECRET);
-      const wrongValue = 'sha256=' + (good.slice(7, 8) === 'a' ? 'b' : 'a') + good.slice(8);
-      for (const header of [wrongValue, sign(raw, 'another-secret'), good.slice(0, -1), good + '0', good + 'ab', good.slice(7), 'sha1=' + good.slice(7), 'sha256=' + 'zz'.repeat(32), '']) {
+      const wrongValue = `sha256=${good.slice(7, 8) === 'a' ? 'b' : 'a'}${good.slice(8)}`;
+      for (const header of [wrongValue, sign(raw, 'another-secret'), good.slice(0, -1), `${good}0`, `${good}ab`, good.slice(7), `sha1=${good.slice(7)}`, `sha256=${'zz'.repeat(32)}`, '']) {
         expect401(await postWebhook(stack.url, raw, header === '' ? {} : { 'x-hub-signature-256': header }));
       }
-      expect401(await postWebhook(stack.url, raw + ' ', { 'x-hub-signature-256': good }));
+      expect401(await postWebhook(stack.url, `${raw} `, { 'x-hub-signature-256': good }));
       expect((await jobCounts(inbound)).total).to.equal(before.total);
     });
   });
@@ -159,7 +159,7 @@ describe('messaging: the webhook door (auth, handshake, shapes, ignored events)'
       const before = await jobCounts(inbound);
       const cloud = (message: Record<string, unknown>) => {
         const body = cloudMessage({ text: 'x' }) as { entry: { changes: { value: { messages: unknown[] } }[] }[] };
-        body.entry[0]!.changes[0]!.value.messages = [{ from: '15551234567', id: 'wamid.X' + Math.random(), timestamp: '1', ...message }];
+        body.entry[0]!.changes[0]!.value.messages = [{ from: '15551234567', id: `wamid.X${Math.random()}`, timestamp: '1', ...message }];
         return body;
       };
       const statuses = cloudMessage({ text: 'x' }) as { entry: { changes: { value: Record<string, unknown> }[] }[] };

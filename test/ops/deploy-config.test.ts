@@ -66,8 +66,8 @@ describe('ops: compose, .env.example and app.json against the config module', fu
   }
 
   it('compose refuses to start without JWT_SECRET', function () {
-    const raw = compose()['web1']!.environment!;
-    expect(() => interpolate(String(raw['JWT_SECRET']), {})).to.throw(/JWT_SECRET/);
+    const raw = compose().web1!.environment!;
+    expect(() => interpolate(String(raw.JWT_SECRET), {})).to.throw(/JWT_SECRET/);
   });
 
   it('.env.example names exactly the variables config.ts reads, and its values load', function () {
@@ -81,9 +81,9 @@ describe('ops: compose, .env.example and app.json against the config module', fu
     // the commented-out values are the defaults: uncommenting them changes nothing
     const all = parseComposeEnvFile(text.replace(/^# ([A-Z][A-Z0-9_]+=)/gm, '$1'));
     // examples, not defaults
-    delete all['INSTANCE_NAME'];
-    delete all['REDIS_TLS_URL'];
-    delete all['OIDC_CLIENTS'];
+    delete all.INSTANCE_NAME;
+    delete all.REDIS_TLS_URL;
+    delete all.OIDC_CLIENTS;
     const { instanceName: _a, ...withDefaults } = loadConfig(all);
     const { instanceName: _b, ...plain } = config;
     expect(withDefaults).to.deep.equal(plain);
@@ -101,7 +101,7 @@ describe('ops: compose, .env.example and app.json against the config module', fu
       if (f.quantity > 1) expect(f.size.toLowerCase(), type).to.not.match(/^(eco|basic|free|hobby)$/);
       expect(f.size.toLowerCase(), type).to.match(/^(eco|basic|standard-1x|standard-2x|performance-m|performance-l|performance-l-ram|performance-xl|performance-2xl|private-[sml]|shield-[sml])$/);
     }
-    expect(app.formation['web']!.quantity).to.be.at.least(2);
+    expect(app.formation.web!.quantity).to.be.at.least(2);
     expect(Object.keys(app.env).filter((v) => !vars.includes(v))).to.deep.equal([]);
     expect(read('docs/operations.md')).to.match(/standard-1x/i);
   });
@@ -116,19 +116,19 @@ describe('ops: compose, .env.example and app.json against the config module', fu
     const config = loadConfig(env);
     expect(config.production).to.equal(true);
     expect(config.loginConfirmation && config.messagingProvider === 'log', 'confirmation on with the log provider: the question is never delivered').to.equal(false);
-    expect(app.env['JWT_SECRET']!.generator).to.equal('secret');
+    expect(app.env.JWT_SECRET!.generator).to.equal('secret');
   });
 
   it("compose checks the environment once before any node starts (service 'config', the same variables)", function () {
     const services = compose() as Record<string, ComposeService & { command?: string[]; depends_on?: Record<string, { condition: string }>; image?: string }>;
-    expect(services['config']!.command).to.deep.equal(['node', 'dist/src/bin/check.js', 'config']);
-    const { INSTANCE_NAME: _name, ...workerEnv } = services['worker1']!.environment!;
-    expect(services['config']!.environment).to.deep.equal(workerEnv);
+    expect(services.config!.command).to.deep.equal(['node', 'dist/src/bin/check.js', 'config']);
+    const { INSTANCE_NAME: _name, ...workerEnv } = services.worker1!.environment!;
+    expect(services.config!.environment).to.deep.equal(workerEnv);
     for (const name of ['web1', 'web2', 'worker1', 'worker2']) {
-      expect(services[name]!.depends_on?.['config']?.condition, name).to.equal('service_completed_successfully');
-      expect(services[name]!.image, `${name} runs the one image`).to.equal(services['config']!.image);
+      expect(services[name]!.depends_on?.config?.condition, name).to.equal('service_completed_successfully');
+      expect(services[name]!.image, `${name} runs the one image`).to.equal(services.config!.image);
     }
-    for (const name of ['web1', 'web2']) expect(services['lb']!.depends_on?.[name]?.condition).to.equal('service_healthy');
+    for (const name of ['web1', 'web2']) expect(services.lb!.depends_on?.[name]?.condition).to.equal('service_healthy');
   });
 
   it('Dockerfile on a Node LTS that engines allows (22 or 24), engines covering the Node running this test', function () {

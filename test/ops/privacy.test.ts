@@ -9,7 +9,7 @@ const SECRET = 'privacy-suite-webhook-secret-of-32-bytes';
 
 /** How a string could show up in a log: as is, JSON-escaped, or with \u escapes for non-ASCII. */
 function forms(secret: string): string[] {
-  const escaped = secret.replace(/[\u0080-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  const escaped = secret.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return [...new Set([secret, JSON.stringify(secret).slice(1, -1), escaped])];
 }
 
@@ -40,7 +40,7 @@ describe('ops: logs and job data never hold a PIN, a token or message text', fun
     const { pin, emoji, pinId } = await registerPin(stack.url);
     // a socket registration of a second PIN, cancelled, and a chat code nobody holds
     const socket = connect(stack.url, { transports: ['websocket'], forceNew: true });
-    const other = { pin: 'sock-' + Math.random().toString(36).slice(2, 14), emojiString: '' };
+    const other = { pin: `sock-${Math.random().toString(36).slice(2, 14)}`, emojiString: '' };
     const ack = await new Promise<{ emojiString?: string }>((resolve) => socket.emit('register-pin', { pin: other.pin }, resolve));
     other.emojiString = String(ack.emojiString);
     expect(other.emojiString).to.have.length.above(0);

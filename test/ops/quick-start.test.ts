@@ -22,7 +22,7 @@ function blockAfter(heading: string, lang: string): string {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const from = readme.indexOf(`## ${heading}`);
   expect(from, heading).to.be.greaterThan(-1);
-  return new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(readme.slice(from))![1]!;
+  return new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(readme.slice(from))![1]!;
 }
 
 /** The walkthrough's commands, each with the answer its comment shows (undefined: none shown). */

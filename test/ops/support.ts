@@ -9,7 +9,7 @@ import { testRedis } from '../helpers/redis.js';
 /** Helpers of the operations suites: signed webhooks, scraping /metrics, reading Redis raw. */
 
 export const ADMIN = { ADMIN_USER: 'ops', ADMIN_PASSWORD: 'correct horse battery staple', METRICS_TOKEN: 'scrape-token-123' };
-export const basic = (user: string, password: string): string => 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
+export const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 export const ADMIN_AUTH = basic(ADMIN.ADMIN_USER, ADMIN.ADMIN_PASSWORD);
 
 /** Posts a chat message as Evolution API would, signed when a secret is given. */

@@ -159,7 +159,7 @@ describe('redis: the service end to end on a 3-primary cluster (two webs, two wo
       const added = after.map((x) => x.keys - (before.find((y) => y.port === x.port)?.keys ?? 0));
       const total = added.reduce((x, y) => x + y, 0);
       const shares = added.map((n) => n / total);
-      console.log(`      keys left by ${SPREAD_LOGINS} logins per primary: ${added.join(' / ')} of ${total} (${shares.map((s) => (100 * s).toFixed(1) + '%').join(' / ')})`);
+      console.log(`      keys left by ${SPREAD_LOGINS} logins per primary: ${added.join(' / ')} of ${total} (${shares.map((s) => `${(100 * s).toFixed(1)}%`).join(' / ')})`);
       // an even split is 33.3 % each: entity tags keep every primary within a few points of it
       for (const s of shares) expect(s).to.be.within(0.3, 0.37);
     });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { Cluster, type Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { loadConfig } from '../../src/config.js';
 import { DeliveryTracker } from '../../src/messaging/delivery.js';
 import { createLogger } from '../../src/observability/logger.js';

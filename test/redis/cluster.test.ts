@@ -176,7 +176,7 @@ describe('redis: Cluster groundwork (3 primaries)', function () {
       const p = { set: (k: string, v: string) => writes.push(c.set(k, v)) };
       for (let i = 0; i < 1000; i++) {
         const [pinHash, emoji, user, sid, msg] = [id(), id(), id(), id(), id()];
-        const phone = '+44' + String(7000000000 + batch * 1000 + i);
+        const phone = `+44${String(7000000000 + batch * 1000 + i)}`;
         // what one login leaves (the emoji key is freed at the login; counted as written)
         p.set(keys.registration(pinHash), 'r');
         p.set(keys.emoji(emoji), pinHash);
@@ -193,7 +193,7 @@ describe('redis: Cluster groundwork (3 primaries)', function () {
     const total = added.reduce((x, y) => x + y, 0);
     expect(total).to.equal(70000);
     const shares = added.map((n) => n / total);
-    console.log(`      keys of 10,000 logins per primary: ${added.join(' / ')} (${shares.map((s) => (100 * s).toFixed(1) + '%').join(' / ')})`);
+    console.log(`      keys of 10,000 logins per primary: ${added.join(' / ')} (${shares.map((s) => `${(100 * s).toFixed(1)}%`).join(' / ')})`);
     // an even split is 33.3% each; hash tags per entity keep every primary within a few points of it
     for (const s of shares) expect(s).to.be.within(0.3, 0.37);
   });

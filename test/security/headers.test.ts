@@ -107,7 +107,7 @@ describe('security: response headers, CORS allowlist, no internals in answers', 
         socket.on('end', () => resolve(out));
         socket.on('error', reject);
       });
-    for (const text of ['GARBAGE\r\n\r\n', 'GET / HTTP/1.1\r\nHost: x\r\nX-Big: ' + 'a'.repeat(20000) + '\r\n\r\n', 'POST /check-login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n']) {
+    for (const text of ['GARBAGE\r\n\r\n', `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`, 'POST /check-login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n']) {
       const answer = await raw(text);
       expect(answer, answer).to.match(/^HTTP\/1\.1 400 /);
       const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
@@ -119,7 +119,7 @@ describe('security: response headers, CORS allowlist, no internals in answers', 
     const noise = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 251));
     const refused = [
       request(stack.url, 'POST', '/register-pin', { raw: noise, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }),
-      request(stack.url, 'POST', '/check-login', { raw: '{"pin":"' + 'a'.repeat(300_000) + '"}', headers: { 'content-type': 'application/json' } }),
+      request(stack.url, 'POST', '/check-login', { raw: `{"pin":"${'a'.repeat(300_000)}"}`, headers: { 'content-type': 'application/json' } }),
     ];
     // (the webhook reads an over-limit body to its end instead: a gateway must hear a 200, see messaging/doors.test.ts)
     for (const res of await Promise.all(refused)) {
@@ -133,14 +133,14 @@ describe('security: response headers, CORS allowlist, no internals in answers', 
     const json = { 'content-type': 'application/json' };
     const answers = await Promise.all([
       request(stack.url, 'POST', '/register-pin', { raw: '{"pin": tru', headers: json }),
-      request(stack.url, 'POST', '/register-pin', { raw: '{"pin":"' + 'a'.repeat(20000) + '"}', headers: json }),
+      request(stack.url, 'POST', '/register-pin', { raw: `{"pin":"${'a'.repeat(20000)}"}`, headers: json }),
       request(stack.url, 'POST', '/check-login', { raw: '{"pin":1}', headers: { 'content-type': 'application/json; charset=utf-16' } }),
       request(stack.url, 'POST', '/check-login', { raw: Buffer.from([0x1f, 0x8b, 0, 1, 2]), headers: { ...json, 'content-encoding': 'gzip' } }),
       request(stack.url, 'POST', '/check-login', { raw: '{}', headers: { ...json, 'content-encoding': 'br-nonsense' } }),
-      request(stack.url, 'POST', '/messaging-endpoint', { raw: '{"event":"messages.upsert","instance":"x","data":' + '['.repeat(20000) + ']'.repeat(20000) + '}', headers: json }),
+      request(stack.url, 'POST', '/messaging-endpoint', { raw: `{"event":"messages.upsert","instance":"x","data":${'['.repeat(20000)}${']'.repeat(20000)}}`, headers: json }),
       request(stack.url, 'PUT', '/register-pin', { json: {} }),
       request(stack.url, 'GET', '/profile', { headers: { authorization: 'Bearer eyJhbGciOiJub25lIn0.e30.' } }),
-      request(stack.url, 'POST', '/logout', { json: { userId: 'x' }, headers: { authorization: 'Bearer ' + 'A'.repeat(6000) } }),
+      request(stack.url, 'POST', '/logout', { json: { userId: 'x' }, headers: { authorization: `Bearer ${'A'.repeat(6000)}` } }),
       request(stack.url, 'GET', '/%E0%A4%A', {}),
     ]);
     for (const a of answers) {

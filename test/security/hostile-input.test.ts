@@ -135,7 +135,7 @@ describe('security: hostile-input sweep (fast-check) over every endpoint and soc
   it('GET /profile, /health and the webhook handshake with hostile headers and queries', () => {
     const query = fc
       .array(fc.tuple(fc.constantFrom('hub.mode', 'hub.verify_token', 'hub.challenge', '__proto__', 'x'), hostileString), { maxLength: 4 })
-      .map((pairs) => (pairs.length ? '?' + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v.replace(/[\uD800-\uDFFF]/g, ''))}`).join('&') : ''));
+      .map((pairs) => (pairs.length ? `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v.replace(/[\uD800-\uDFFF]/g, ''))}`).join('&')}` : ''));
     const arb = fc.record({ path: fc.constantFrom('/profile', '/health', '/messaging-endpoint', '/sessions'), query, auth: auth() }).map(({ path, query: q, auth: a }) => ({ method: 'GET', path: path + q, headers: a }));
     return sweep('get', RUNS.get * 3, arb, (b) => b.success === true || b.status === 'ok');
   });
@@ -236,7 +236,7 @@ describe('security: hostile-input sweep (fast-check) over every endpoint and soc
     });
 
     it('malformed packets end only that connection; the server stays up', async function () {
-      const frames = ['2[', '2', '2{"a":1}', '2["disconnect"]', '2[1,2]', '5-["x",{"_placeholder":true,"num":9}]', '2' + '['.repeat(4000) + ']'.repeat(4000), 'zz', '0{"x":'];
+      const frames = ['2[', '2', '2{"a":1}', '2["disconnect"]', '2[1,2]', '5-["x",{"_placeholder":true,"num":9}]', `2${'['.repeat(4000)}${']'.repeat(4000)}`, 'zz', '0{"x":'];
       counts['socket-malformed'] = frames.length;
       for (const frame of frames) {
         const s = await connectSocket(stack.url);

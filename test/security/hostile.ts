@@ -21,7 +21,7 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
 export const deepText = (maxDepth = 6000): fc.Arbitrary<string> =>
   fc
     .tuple(fc.integer({ min: 50, max: maxDepth }), fc.constantFrom('array', 'object'))
-    .map(([depth, kind]) => (kind === 'array' ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + 'null' + '}'.repeat(depth)));
+    .map(([depth, kind]) => (kind === 'array' ? '['.repeat(depth) + ']'.repeat(depth) : `${'{"a":'.repeat(depth)}null${'}'.repeat(depth)}`));
 
 const leafText: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
@@ -38,7 +38,7 @@ export function objectText(fields: readonly string[], valueText: fc.Arbitrary<st
 }
 
 function pairsToText(pairs: Array<[string, string]>): string {
-  return '{' + pairs.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',') + '}';
+  return `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
 }
 
 /** A whole body: mostly objects aimed at the endpoint, plus anything else JSON or not. */
@@ -119,7 +119,7 @@ export const evolutionText: fc.Arbitrary<string> = (() => {
   const jid = fc.oneof(
     fc.stringMatching(/^[0-9]{5,16}@(s\.whatsapp\.net|g\.us|lid|broadcast|c\.us)$/),
     fc.stringMatching(/^[0-9]{5,16}@s\.whatsapp\.net$/),
-    hostileString.map((s) => s + '@s.whatsapp.net'),
+    hostileString.map((s) => `${s}@s.whatsapp.net`),
     hostileString,
   );
   // mostly the right type, so many bodies get past validation into the normaliser and the worker

@@ -9,7 +9,7 @@ import { sign } from '../messaging/support.js';
 
 const HMAC_SECRET = 'shares-hmac-secret-0123456789abcdef0123';
 const MIB = 1024 * 1024;
-const FAKE_SIGNATURE = 'sha256=' + '0'.repeat(64);
+const FAKE_SIGNATURE = `sha256=${'0'.repeat(64)}`;
 const FILLER = Buffer.alloc(MIB, 0x20);
 const CAP = 300;
 

@@ -45,7 +45,7 @@ describe('security: token and session attacks answer 401 (HS256 by configuration
 
   const attacks: Array<[string, () => string]> = [
     ['alg none', () => withClaims({}, { alg: 'none' })],
-    ['alg none with the genuine signature kept', () => forgeJwt(claims, { alg: 'none' }).replace(/\.$/, '.' + victim.token.split('.')[2])],
+    ['alg none with the genuine signature kept', () => forgeJwt(claims, { alg: 'none' }).replace(/\.$/, `.${victim.token.split('.')[2]}`)],
     ['a wrong key', () => withClaims({}, { alg: 'HS256', key: 'another-secret-of-sufficient-length-000' })],
     ['RS256 signed with a generated RSA key', () => withClaims({}, { alg: 'RS256', privateKey: rsa().privateKey })],
     ['HS256 keyed with the RSA public key PEM (HS/RS confusion)', () => withClaims({}, { alg: 'HS256', key: rsa().publicPem })],

@@ -13,7 +13,7 @@ const JWT_KEY = 'webhook-bodies-jwt-key-0123456789abcdefghij';
 const BEARER_KEY = 'webhook-bodies-bearer-key-0123456789abcdefg';
 const MIB = 1024 * 1024;
 /** a signature header that parses but matches no body */
-const FAKE_SIGNATURE = 'sha256=' + '0'.repeat(64);
+const FAKE_SIGNATURE = `sha256=${'0'.repeat(64)}`;
 /** body bytes for uploads that only need a size (shared: 200 uploads of 1 MiB each) */
 const FILLER = Buffer.alloc(2 * MIB, 0x20);
 

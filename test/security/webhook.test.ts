@@ -45,7 +45,7 @@ describe('security: the webhook vouches for phones, so it is signed and replays 
     expectError(await deliver(raw, WebhookAuth.sign(raw, 'not-the-secret')), 'AUTHENTICATION_FAILED');
     expectError(await deliver(raw, WebhookAuth.sign(other, SECRET)), 'AUTHENTICATION_FAILED');
     expectError(await deliver(raw, WebhookAuth.sign(raw, SECRET).slice(0, -2)), 'AUTHENTICATION_FAILED');
-    expectError(await deliver(raw + ' ', WebhookAuth.sign(raw, SECRET)), 'AUTHENTICATION_FAILED');
+    expectError(await deliver(`${raw} `, WebhookAuth.sign(raw, SECRET)), 'AUTHENTICATION_FAILED');
     await queuesIdle(stack.prefix);
     expect((await check(pin)).body).to.include({ success: true, verified: false });
   });
@@ -54,7 +54,7 @@ describe('security: the webhook vouches for phones, so it is signed and replays 
     const emoji = randomEmoji();
     const phone = randomPhone();
     const first = await register(emoji);
-    const raw = JSON.stringify(evolutionMessage({ text: `PIN: ${emoji}`, phone, id: 'REPLAY' + randomPin() }));
+    const raw = JSON.stringify(evolutionMessage({ text: `PIN: ${emoji}`, phone, id: `REPLAY${randomPin()}` }));
     const signature = WebhookAuth.sign(raw, SECRET);
     expect((await deliver(raw, signature)).status).to.equal(200);
     const login = await eventually(async () => {

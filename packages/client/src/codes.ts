@@ -26,10 +26,10 @@ function random128(): string {
 }
 
 /** A PIN of 128 random bits, base64url (the service's PIN rule: 4 to 128 printable ASCII characters). */
-export const randomPin = (): string => 'p-' + random128();
+export const randomPin = (): string => `p-${random128()}`;
 
 /** An Idempotency-Key for one registration attempt (1 to 255 printable ASCII characters). */
-export const randomKey = (): string => 'k-' + random128();
+export const randomKey = (): string => `k-${random128()}`;
 
 /** The text the person sends. */
 export const chatText = (emojiString: string): string => `PIN: ${emojiString}`;

@@ -46,7 +46,7 @@ export class LoginView {
     this.app.dataset.status = shown;
     const el = $('status');
     el.textContent = text ?? (shown === 'error' ? '' : this.texts[TEXT[shown]]);
-    el.className = `status${TONE[shown] ? ' ' + TONE[shown] : ''}`;
+    el.className = `status${TONE[shown] ? ` ${TONE[shown]}` : ''}`;
     const ended = ENDS.has(shown);
     const live = shown === 'waiting' || shown === 'awaiting-confirmation';
     // at an end no code is left on screen, nor the words about sending one
@@ -73,7 +73,7 @@ export class LoginView {
     const wa = $<HTMLAnchorElement>('wa');
     wa.href = a.waLink;
     wa.setAttribute('aria-label', fillText(this.texts.openWhatsAppWith, { text: a.text }));
-    $<HTMLImageElement>('qr').src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(renderSVG(a.waLink, { border: 2 }));
+    $<HTMLImageElement>('qr').src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(renderSVG(a.waLink, { border: 2 }))}`;
     this.countdown(a.expiresIn);
   }
 

@@ -30,7 +30,7 @@ describe('remembered answers', function () {
     const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
     for (let i = 0; i < 2; i++) expect(originOf(chrome, '203.0.113.7')).to.deep.equal({ device: 'Chrome on Windows', ip: '203.0.113.x' });
     // only the part describeDevice reads is kept: a huge header is named as its first 512 characters are
-    const huge = 'x'.repeat(600) + ' Firefox/120.0 (Android)';
+    const huge = `${'x'.repeat(600)} Firefox/120.0 (Android)`;
     expect(originOf(huge, undefined)).to.deep.equal({ device: describeDevice(huge), ip: maskIp(undefined) });
     expect(originOf(huge, undefined).device).to.equal('unknown device');
     expect(originOf(undefined, '2001:db8:85a3:1234::1')).to.deep.equal({ device: 'unnamed app', ip: '2001:db8:85a3::/48' });
