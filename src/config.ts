@@ -301,9 +301,15 @@ function str(env: Env, name: string): string | undefined {
 function int(env: Env, name: string, def: number, min: number, max: number): number {
   const raw = str(env, name);
   if (raw === undefined) return def;
-  if (!/^\d+$/.test(raw)) return (problem(`${name} must be a whole number, got "${raw}"`), def);
+  if (!/^\d+$/.test(raw)) {
+    problem(`${name} must be a whole number, got "${raw}"`);
+    return def;
+  }
   const n = Number(raw);
-  if (n < min || n > max) return (problem(`${name} must be between ${min} and ${max}, got ${n}`), def);
+  if (n < min || n > max) {
+    problem(`${name} must be between ${min} and ${max}, got ${n}`);
+    return def;
+  }
   return n;
 }
 
@@ -323,10 +329,12 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   try {
     parsed = new URL(raw);
   } catch {
-    return (problem(`${name} is not a valid URL`), undefined);
+    problem(`${name} is not a valid URL`);
+    return undefined;
   }
   if (!protocols.includes(parsed.protocol)) {
-    return (problem(`${name} must use ${protocols.join(' or ')}, got ${parsed.protocol}`), undefined);
+    problem(`${name} must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+    return undefined;
   }
   return raw.replace(/\/+$/, '');
 }
@@ -745,7 +753,8 @@ function readConfig(env: Env): Config {
   // Production defaults close both oracles (SECURITY.md): the server draws emoji strings, and
   // PINs must be strong enough that guessing one at the rate limits is hopeless.
   const chosen = str(env, 'EMOJI_CHOICE') ?? (production ? 'server' : 'client');
-  const emojiChoice = chosen === 'client' || chosen === 'server' ? chosen : (problem(`EMOJI_CHOICE must be client or server, got "${chosen}"`), 'server');
+  const emojiChoice = chosen === 'client' || chosen === 'server' ? chosen : 'server';
+  if (emojiChoice !== chosen) problem(`EMOJI_CHOICE must be client or server, got "${chosen}"`);
 
   const redis = part(
     () => redisTopology(env, redisUrl),

@@ -15,7 +15,7 @@ const asset = (file: string): string => readFileSync(require.resolve(`uplot/dist
 /** Text for inside a <script>: nothing in it may close the element. */
 const scriptSafe = (text: string): string => text.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
-const escape = (s: string): string => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+const escapeHtml = (s: string): string => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** A chart: x values, named y series, axis labels. */
 export interface Chart {
@@ -97,14 +97,14 @@ export function charts(f: Figures): Chart[] {
 export function renderHtml(meta: Record<string, unknown>, figures: Figures, all: Row[]): string {
   const list = charts(figures);
   const targetRows = all
-    .map((r) => `<tr class="${r.pass === undefined ? '' : r.pass ? 'pass' : 'miss'}"><td>${escape(r.section)}</td><td>${escape(r.figure)}</td><td>${escape(`${r.value === null ? '—' : r.value.toLocaleString('en')} ${r.unit}`)}</td><td>${escape(r.target ?? '')}</td><td>${r.pass === undefined ? '' : r.pass ? 'met' : 'not met'}</td></tr>`)
+    .map((r) => `<tr class="${r.pass === undefined ? '' : r.pass ? 'pass' : 'miss'}"><td>${escapeHtml(r.section)}</td><td>${escapeHtml(r.figure)}</td><td>${escapeHtml(`${r.value === null ? '—' : r.value.toLocaleString('en')} ${r.unit}`)}</td><td>${escapeHtml(r.target ?? '')}</td><td>${r.pass === undefined ? '' : r.pass ? 'met' : 'not met'}</td></tr>`)
     .join('\n');
-  const sections = list.map((c) => `<section><h2>${escape(c.title)}</h2><p>${escape(c.note)}</p><div class="chart" id="chart-${c.id}"></div></section>`).join('\n');
+  const sections = list.map((c) => `<section><h2>${escapeHtml(c.title)}</h2><p>${escapeHtml(c.note)}</p><div class="chart" id="chart-${c.id}"></div></section>`).join('\n');
   const tables = curveTables(figures)
-    .map((t) => `<pre>${escape(t)}</pre>`)
+    .map((t) => `<pre>${escapeHtml(t)}</pre>`)
     .join('\n');
   const metaLine = ['mode', 'startedAt', 'seconds', 'loadAverageBefore', 'loadAverageAfter', 'complete']
-    .map((k) => `${k}: ${escape(JSON.stringify(meta[k]))}`)
+    .map((k) => `${k}: ${escapeHtml(JSON.stringify(meta[k]))}`)
     .join(' · ');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>pin-auth benchmark</title>

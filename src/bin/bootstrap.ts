@@ -48,7 +48,9 @@ export function bootstrap(role: Role): Bootstrapped {
   for (const warning of [...shortRetryWindows(config), ...configWarnings(config)]) log.warn(warning);
   const services = createServices(config, log, role);
   // read before this process's first metrics snapshot (one interval from now), so it is not taken for another's
-  void redisWarnings(services.redis, config, Date.now() + config.metricsIntervalMs - 300).then((warnings) => warnings.forEach((w) => log.warn(w)));
+  void redisWarnings(services.redis, config, Date.now() + config.metricsIntervalMs - 300).then((warnings) => {
+    for (const w of warnings) log.warn(w);
+  });
   // A Redis fault here is a command a library sent without awaiting it: a warning with its kind.
   // Anything else was never expected: the stack says where.
   process.on('unhandledRejection', (reason) => {

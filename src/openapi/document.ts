@@ -123,7 +123,11 @@ export interface DocumentOptions {
 
 export function buildOpenApi(opts: DocumentOptions): Record<string, unknown> {
   const paths: Record<string, Record<string, object>> = {};
-  for (const route of ROUTES) (paths[openApiPath(route.path)] ??= {})[route.method] = operation(route);
+  for (const route of ROUTES) {
+    const path = openApiPath(route.path);
+    paths[path] ??= {};
+    paths[path][route.method] = operation(route);
+  }
   return {
     openapi: '3.1.0',
     info: {

@@ -90,7 +90,8 @@ export function heldCount(socket: Socket): number {
 /** Starts following a registration: joins its room, so events published from now on reach the socket. */
 export function hold(socket: Socket, pinHash: string, held: HeldPin): void {
   const data = socketData(socket);
-  (data.pins ??= new Map()).set(pinHash, held);
+  data.pins ??= new Map();
+  data.pins.set(pinHash, held);
   void socket.join(registrationRoom(pinHash));
 }
 
@@ -100,7 +101,8 @@ export function hold(socket: Socket, pinHash: string, held: HeldPin): void {
  */
 export function tell(socket: Socket, pinHash: string, held: HeldPin, e: DeferredEvent): void {
   if (held.pinId === null) {
-    (held.deferred ??= []).push(e);
+    held.deferred ??= [];
+    held.deferred.push(e);
     return;
   }
   socket.emit(e.event, e.payload);

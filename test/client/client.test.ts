@@ -189,7 +189,12 @@ describe('client: confirmation in the chat (LOGIN_CONFIRMATION=on)', function ()
     new Promise((resolve, reject) => {
       if (login.status === status) return resolve();
       const t = setTimeout(() => reject(new Error(`status ${login.status}, never ${status}`)), 15000);
-      const off = login.onStatus((s) => s === status && (clearTimeout(t), off(), resolve()));
+      const off = login.onStatus((s) => {
+        if (s !== status) return;
+        clearTimeout(t);
+        off();
+        resolve();
+      });
     });
 
   for (const transport of ['auto', 'polling'] as const) {

@@ -16,7 +16,10 @@ async function contrast(page: Page, selector: string): Promise<number> {
   return page.$eval(selector, (el) => {
     const rgb = (c: string): number[] => (c.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
     const lum = ([r, g, b]: number[]): number => {
-      const f = (v: number): number => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+      const f = (v: number): number => {
+        const s = v / 255;
+        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      };
       return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
     };
     let bgEl: Element | null = el;
@@ -199,7 +202,7 @@ describe('demo: the login page at / in Chromium, against a production deployment
     await page.goto(`${stack.url}/alphabet`);
     await page.waitForFunction(() => [...document.querySelectorAll('#emoji .e')].length === 64);
     const pictures = await page.$$eval('#emoji .e', (es) => es.map((e) => getComputedStyle(e).backgroundImage));
-    EMOJI_ALPHABET.forEach((e, i) => expect(pictures[i], e).to.equal(`url("${stack.url}/demo/emoji/${e.codePointAt(0)!.toString(16)}.svg")`));
+    for (const [i, e] of EMOJI_ALPHABET.entries()) expect(pictures[i], e).to.equal(`url("${stack.url}/demo/emoji/${e.codePointAt(0)!.toString(16)}.svg")`);
     // every picture loaded (a painted box needs its image: wait for them all, as the browser fetches them in parallel)
     await page.waitForLoadState('networkidle');
     const pixels = await emojiPixels(page);

@@ -142,7 +142,7 @@ export class FaultProxy {
       const due = Math.max(pair.holdUntil, now + (mode.kind === 'delay-replies' ? mode.ms : 0));
       if (held.length === 0 && due <= now) return void client.write(chunk);
       held.push({ due: Math.max(due, held[held.length - 1]?.due ?? 0), chunk });
-      timer ??= setTimeout(flush, held[0]!.due - now);
+      if (timer === null) timer = setTimeout(flush, held[0]!.due - now);
     });
   }
 }

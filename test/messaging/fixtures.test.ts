@@ -15,8 +15,8 @@ const EVO_KEY = 'fixtures-evolution-api-key';
 const GRAPH_TOKEN = 'fixtures-graph-token';
 const JWT_KEY = 'fixtures-evolution-jwt-key-0123456789';
 const APP_SECRET = 'fixtures-meta-app-secret-0123456789';
-export const INSTANCES = ['inst-a', 'inst-b'];
-export const NUMBERS = ['1111111111', '2222222222'];
+const INSTANCES = ['inst-a', 'inst-b'];
+const NUMBERS = ['1111111111', '2222222222'];
 
 interface Fixture {
   expect: { status: number; accepted: number; ignored: number; reason?: string; then?: 'login' | 'lid-login' | 'bsuid-login' | 'edit-login' | 'number-changed' | 'status'; statuses?: string[] };

@@ -7,7 +7,7 @@ import type { Stack } from '../helpers/processes.js';
 import { eventually } from '../helpers/http.js';
 import { testRedis } from '../helpers/redis.js';
 import { startProductionOidc } from './production-stack.js';
-import { RelyingParty } from './relying-party.js';
+import { type Chat, RelyingParty } from './relying-party.js';
 
 const BUDGET = 30;
 
@@ -46,7 +46,7 @@ describe('oidc: cross-site subresource loads of /oidc/auth spend no sign-in budg
       this.skip();
     }
     let issuer: string;
-    let chat;
+    let chat: Chat;
     ({ stack, issuer, chat } = await startProductionOidc('oidc-subresource', { RATE_OIDC_AUTHORIZE_PER_MINUTE: String(BUDGET) }));
     rp = await RelyingParty.discover(issuer, chat);
     redis = testRedis();

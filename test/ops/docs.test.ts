@@ -27,7 +27,7 @@ function codeSpans(text: string): Array<{ line: number; code: string }> {
 }
 
 const globRegex = (glob: string): RegExp =>
-  new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\u0000/g, '(?:.*/)?')}`);
+  new RegExp(`^${glob.replace(/\*\*\/?|\*|[.+?^${}()|[\]\\]/g, (m) => (m.startsWith('**') ? '(?:.*/)?' : m === '*' ? '[^/]*' : `\\${m}`))}`);
 
 /**
  * Whether a back-ticked path names something the repository has: a tracked file, a folder of
@@ -45,7 +45,7 @@ function exists(files: string[], ref: string): boolean {
 }
 
 /** Back-ticked paths and file names in a doc that no tracked file answers. */
-export function stalePaths(files: string[], doc: string, text: string): string[] {
+function stalePaths(files: string[], doc: string, text: string): string[] {
   const stale: string[] = [];
   for (const { line, code } of codeSpans(text)) {
     // `src/auth/login.ts:159`, `keys.ts` (a section): the path part
@@ -61,7 +61,7 @@ export function stalePaths(files: string[], doc: string, text: string): string[]
  * `npm run X` (and `npm start` / `npm test`) in a doc whose script package.json does not
  * define; `-w <workspace>` runs the workspace's script.
  */
-export function staleNpmScripts(doc: string, text: string, scripts: (workspace?: string) => Record<string, string>): string[] {
+function staleNpmScripts(doc: string, text: string, scripts: (workspace?: string) => Record<string, string>): string[] {
   const stale: string[] = [];
   text.split('\n').forEach((line, i) => {
     for (const m of line.matchAll(/\bnpm (?:run(?:-script)? ([\w:.-]+)|(start|test)\b)([^`\n|]*)/g)) {
@@ -74,7 +74,7 @@ export function staleNpmScripts(doc: string, text: string, scripts: (workspace?:
 }
 
 /** A Lua script named as one (`name.lua`, "the `name` script", "script `name`") must be a file under src/redis/scripts. */
-export function staleLuaScripts(files: string[], doc: string, text: string): string[] {
+function staleLuaScripts(files: string[], doc: string, text: string): string[] {
   const lua = new Set(files.filter((f) => f.startsWith('src/redis/scripts/') && f.endsWith('.lua')).map((f) => path.basename(f, '.lua')));
   const stale: string[] = [];
   text.split('\n').forEach((line, i) => {

@@ -27,7 +27,9 @@ describe('ops: responses in flight (the drain tells them to close their connecti
       // the second and the last first, then the first: each leaves, the others stay
       const open = (): http.ServerResponse[] => {
         const list: http.ServerResponse[] = [];
-        inFlight.forEach((res) => list.push(res));
+        inFlight.forEach((res) => {
+          list.push(res);
+        });
         return list;
       };
       for (const [n, i] of [[3, 1], [2, 3], [1, 0]] as const) {
@@ -38,7 +40,9 @@ describe('ops: responses in flight (the drain tells them to close their connecti
       }
       expect(open()).to.deep.equal([held[2]]);
       // what the drain does with them
-      inFlight.forEach((res) => res.setHeader('Connection', 'close'));
+      inFlight.forEach((res) => {
+        res.setHeader('Connection', 'close');
+      });
       held[2]!.end('done');
       expect(await Promise.all(answers)).to.deep.equal([200, 200, 200, 200]);
       await new Promise((r) => setTimeout(r, 50));

@@ -32,8 +32,10 @@ function walkthrough(): { command: string; answer: string | undefined }[] {
   for (const line of blockAfter('A login, step by step', 'sh').split('\n')) {
     const last = steps[steps.length - 1];
     if (line.trim() === '') open = false;
-    else if (!line.startsWith('#')) (steps.push({ command: line, answer: undefined }), (open = true));
-    else if (open && last !== undefined && (last.answer !== undefined || line.startsWith('# {'))) last.answer = (last.answer ?? '') + line.slice(1);
+    else if (!line.startsWith('#')) {
+      steps.push({ command: line, answer: undefined });
+      open = true;
+    } else if (open && last !== undefined && (last.answer !== undefined || line.startsWith('# {'))) last.answer = (last.answer ?? '') + line.slice(1);
     else open = false;
   }
   return steps;
@@ -55,7 +57,10 @@ function sh(line: string, cwd: string, env: Record<string, string>): { child: Ch
     output: () => out,
     until: (re, ms) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => (waiters.delete(check), reject(new Error(`"${line}" did not print ${re} in ${ms} ms:\n${out.slice(-3000)}`))), ms);
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`"${line}" did not print ${re} in ${ms} ms:\n${out.slice(-3000)}`));
+        }, ms);
         const check = (): void => {
           if (re.test(out)) {
             waiters.delete(check);
@@ -64,7 +69,10 @@ function sh(line: string, cwd: string, env: Record<string, string>): { child: Ch
           }
         };
         child.on('exit', (code) => {
-          if (!re.test(out)) (waiters.delete(check), clearTimeout(timer), reject(new Error(`"${line}" exited ${code} before ${re}:\n${out.slice(-3000)}`)));
+          if (re.test(out)) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          reject(new Error(`"${line}" exited ${code} before ${re}:\n${out.slice(-3000)}`));
         });
         waiters.add(check);
         check();

@@ -68,12 +68,12 @@ describe('security: rate limits at their defaults, on real processes', function 
       const ip = freshIp();
       const regs = Array.from({ length: D.check / 4 }, newRegistration);
       const answers = await Promise.all(regs.map((r) => postFrom(stack.url, ip, '/register-pin', r)));
-      answers.forEach((a) => expect(a.status, a.text).to.equal(200));
+      for (const a of answers) expect(a.status, a.text).to.equal(200);
       pins.push(...regs.map((r) => r.pin));
     }
     const checker = freshIp();
     const checks = await Promise.all([...pins, ...pins].map((pin) => postFrom(stack.url, checker, '/check-login', { pin })));
-    checks.forEach((c) => expect(c.body, c.text).to.include({ success: true, verified: false }));
+    for (const c of checks) expect(c.body, c.text).to.include({ success: true, verified: false });
     expectRateLimited(await postFrom(stack.url, checker, '/check-login', { pin: pins[0] }));
   });
 
@@ -138,7 +138,7 @@ describe('security: rate limits at their defaults, on real processes', function 
         for (let i = 0; i < D.unknown; i++) expect(await cancel(sockets[i % 2]!, randomPin())).to.equal('PIN_NOT_FOUND');
         expect(await cancel(sockets[2]!, victimPin)).to.equal('RATE_LIMITED');
       } finally {
-        sockets.forEach((s) => s.close());
+        for (const s of sockets) s.close();
       }
     }));
 
@@ -147,7 +147,7 @@ describe('security: rate limits at their defaults, on real processes', function 
     const ip = freshIp();
     const send = (from: string) => postFrom(stack.url, from, '/send-message', { phoneNumber: randomPhone(), message: 'hello' }, login.token);
     const sent = await Promise.all(Array.from({ length: D.send }, () => send(ip)));
-    sent.forEach((s) => expect(s.status, s.text).to.equal(200));
+    for (const s of sent) expect(s.status, s.text).to.equal(200);
     expectRateLimited(await send(ip));
     expectRateLimited(await send(freshIp()));
   });
@@ -173,7 +173,7 @@ describe('security: rate limits at their defaults, on real processes', function 
       const answers = await Promise.all(Array.from({ length: D.socket * 3 }, () => ask(busy)));
       const limited = answers.filter((a) => a.error === 'RATE_LIMITED').length;
       expect(limited).to.be.at.least(D.socket);
-      answers.filter((a) => a.error !== 'RATE_LIMITED').forEach((a) => expect(a.error).to.equal('PIN_NOT_FOUND'));
+      for (const a of answers) if (a.error !== 'RATE_LIMITED') expect(a.error).to.equal('PIN_NOT_FOUND');
       expect((await ask(quiet)).error).to.equal('PIN_NOT_FOUND');
     } finally {
       busy.close();

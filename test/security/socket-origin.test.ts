@@ -142,7 +142,10 @@ describe('security: sockets obey the origin policy, and one network holds a boun
   async function openSocket(page: Page, url: string, transports: string[], pin: string): Promise<void> {
     await page.evaluate(
       ({ url, transports, pin }) => {
-        const w = window as unknown as { io: (u: string, o: object) => { on: Function; onAny: Function; emit: Function }; log: PageLog };
+        const w = window as unknown as {
+          io: (u: string, o: object) => { on: (event: string, fn: (e: Error) => void) => void; onAny: (fn: (event: string, payload: unknown) => void) => void; emit: (event: string, payload: unknown) => void };
+          log: PageLog;
+        };
         const log: PageLog = { events: [], connected: false, errors: [] };
         w.log = log;
         const s = w.io(url, { transports, reconnection: false, timeout: 8000 });

@@ -144,7 +144,10 @@ export class Login {
     if (socket?.connected) {
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, 3000);
-        socket.emit('cancel-auth', { pin: this.pin }, () => (clearTimeout(t), resolve()));
+        socket.emit('cancel-auth', { pin: this.pin }, () => {
+          clearTimeout(t);
+          resolve();
+        });
       });
     }
     this.fail(new PinAuthError('CANCELLED', 'The login was cancelled'));
@@ -200,7 +203,10 @@ export class Login {
     });
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, this.opts.connectTimeoutMs ?? 3000);
-      socket.once('connect', () => (clearTimeout(t), resolve()));
+      socket.once('connect', () => {
+        clearTimeout(t);
+        resolve();
+      });
     });
     return socket;
   }

@@ -122,7 +122,9 @@ function perSecond(sentAt: Float64Array, latency: Float64Array, t0: number): Lat
   const buckets: number[][] = [];
   sentAt.forEach((t, i) => {
     if (Number.isNaN(latency[i]!)) return;
-    (buckets[Math.floor((t - t0) / 1000)] ??= []).push(latency[i]!);
+    const second = Math.floor((t - t0) / 1000);
+    buckets[second] ??= [];
+    buckets[second].push(latency[i]!);
   });
   return buckets.map((b, second) => {
     const s = summarise(b);

@@ -6,7 +6,7 @@
  */
 import type { LoginData } from '../page.js';
 import { fillText } from '../texts.js';
-import { flowOf, type Progress } from './flows.js';
+import { type Attempt, flowOf, type Progress } from './flows.js';
 import { LoginView } from './view.js';
 
 /** new codes drawn without the person doing anything, before the page waits for them */
@@ -22,7 +22,7 @@ async function run(renewing: boolean): Promise<void> {
   view.showLogin();
   view.clearCode();
   view.status(renewing ? 'renewing' : 'starting');
-  let attempt;
+  let attempt: Attempt;
   try {
     attempt = await flow.next();
   } catch (err) {
@@ -35,7 +35,9 @@ async function run(renewing: boolean): Promise<void> {
   // answers "pending" again), which would replace the words a renewed code is shown with
   let progress: Progress = 'waiting';
   attempt.onProgress((p) => {
-    if (p !== progress) view.status((progress = p));
+    if (p === progress) return;
+    progress = p;
+    view.status(p);
   });
   const outcome = await attempt.outcome;
   view.stopCountdown();

@@ -48,7 +48,8 @@ export function createSenders(config: Config, log: Logger): Senders {
         const fresh = make(channel);
         if (fresh === null) return null;
         if (made.size > 1000) made.clear();
-        made.set(channel, (p = fresh));
+        p = fresh;
+        made.set(channel, p);
       }
       return p;
     },

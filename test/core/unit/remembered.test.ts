@@ -6,14 +6,20 @@ import { remembered } from '../../../src/remembered.js';
 describe('remembered answers', function () {
   it('asks the function once per input while it is remembered, and answers the same', function () {
     const asked: string[] = [];
-    const upper = remembered((s: string) => (asked.push(s), s.toUpperCase()), 3);
+    const upper = remembered((s: string) => {
+      asked.push(s);
+      return s.toUpperCase();
+    }, 3);
     expect([upper('a'), upper('b'), upper('a'), upper('b')]).to.deep.equal(['A', 'B', 'A', 'B']);
     expect(asked).to.deep.equal(['a', 'b']);
   });
 
   it('remembers at most `max` inputs: past that it starts again, and still answers right', function () {
     const asked: string[] = [];
-    const id = remembered((s: string) => (asked.push(s), s), 2);
+    const id = remembered((s: string) => {
+      asked.push(s);
+      return s;
+    }, 2);
     for (const s of ['a', 'b', 'c', 'a', 'c']) expect(id(s)).to.equal(s);
     // 'c' found the map full and cleared it, so 'a' was asked again; 'c' was kept after the clear
     expect(asked).to.deep.equal(['a', 'b', 'c', 'a']);
@@ -21,7 +27,10 @@ describe('remembered answers', function () {
 
   it('remembers falsy answers too (an emoji test answering false)', function () {
     let calls = 0;
-    const never = remembered(() => (calls++, false), 4);
+    const never = remembered(() => {
+      calls++;
+      return false;
+    }, 4);
     expect([never('x'), never('x')]).to.deep.equal([false, false]);
     expect(calls).to.equal(1);
   });

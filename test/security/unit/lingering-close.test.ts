@@ -63,7 +63,9 @@ describe('security: lingering close (unit)', function () {
     app.use(lingeringClose());
     app.use(errorHandler());
     app.use(jsonBody('16kb'));
-    app.use((ctx) => void (ctx.body = { read: true }));
+    app.use((ctx) => {
+      ctx.body = { read: true };
+    });
     const port = await serve(app.callback());
     const body = Buffer.alloc(2 * MIB, 0x20);
     const r = raw(port, `POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`, body);
