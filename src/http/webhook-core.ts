@@ -134,7 +134,7 @@ export function createWebhookAcceptor(services: Services, hooks: WebhookHooks = 
       // statuses of our messages: recorded before the 200 (a Redis failure is a 503, and the gateway sends them again)
       if (normalised.statuses.length > 0) {
         const results = await Promise.all(normalised.statuses.map((u) => delivery.status(u)));
-        normalised.statuses.forEach((u, i) => hooks.onStatus?.(u, results[i]!));
+        for (const [i, u] of normalised.statuses.entries()) hooks.onStatus?.(u, results[i]!);
         // what replies cost: each priced message once, by the kind and country it was sent with
         for (const u of normalised.statuses) {
           if (u.pricing === undefined || !hooks.onPriced) continue;

@@ -263,7 +263,7 @@ export function scriptMarker(name: ScriptName): string {
   return read(`${name}.lua`).split('\n')[0]!;
 }
 
-const commandName = (name: ScriptName): string => 'pinauth_' + name.replace(/-/g, '_');
+const commandName = (name: ScriptName): string => `pinauth_${name.replace(/-/g, '_')}`;
 type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
 
 export class Scripts {

@@ -31,7 +31,7 @@ function testEmojiGrapheme(g: string): boolean {
   if (RGI_EMOJI.test(bare)) return true;
   const cps = [...bare];
   // text-style forms such as ❤ or 1⃣ are RGI emoji once FE0F follows the first code point
-  if (cps.length >= 1 && RGI_EMOJI.test(cps[0] + '\uFE0F' + cps.slice(1).join(''))) return true;
+  if (cps.length >= 1 && RGI_EMOJI.test(`${cps[0]}\uFE0F${cps.slice(1).join('')}`)) return true;
   return cps.length === 1 && PICTOGRAPHIC.test(bare);
 }
 

@@ -72,7 +72,7 @@ export function maskIp(ip: string | undefined): string {
   if (!isIP(addr.split('%')[0]!)) return 'unknown network';
   // IPv6 as its /48 group; an IPv4-mapped address (a dual-stack socket's IPv4 client) as IPv4
   const group = ipGroup(addr, 48);
-  return isIPv4(group) ? group.slice(0, group.lastIndexOf('.')) + '.x' : group;
+  return isIPv4(group) ? `${group.slice(0, group.lastIndexOf('.'))}.x` : group;
 }
 
 /**

@@ -21,7 +21,7 @@ for (const stepwise of [false, true]) {
    * queueing the reply, a worker killed mid-job). The retry carries the same nonce and must find
    * its own login again, never answer "unknown code".
    */
-  describe('core: an inbound job run again after its login' + how, function () {
+  describe(`core: an inbound job run again after its login${how}`, function () {
     let services: Services;
     let logins: LoginProcessor;
     before(async function () {
@@ -88,7 +88,7 @@ for (const stepwise of [false, true]) {
     });
   });
 
-  describe('core: retried jobs of a sign-in confirmed in the chat' + how, function () {
+  describe(`core: retried jobs of a sign-in confirmed in the chat${how}`, function () {
     let services: Services;
     let logins: LoginProcessor;
     before(async function () {

@@ -55,7 +55,7 @@ describe('faults: clients recover what a fault took (production defaults)', func
   const loseRegisterAnswerFor = (pin: string): Promise<void> => proxy.delayReplyTo(new RegExp(`${pinPattern(pin)}[\\s\\S]*\\$5\\r\\nwrite\\r\\n`), LATE_MS);
 
   it('HTTP: a {pin} registration answered 503 was applied; the same request with the same Idempotency-Key gets that registration, and the person signs in', async function () {
-    const pin = randomPin() + 'Aa1';
+    const pin = `${randomPin()}Aa1`;
     const register = (key: string): Promise<JsonResponse> => request(a.url, 'POST', '/register-pin', { json: { pin }, headers: { 'idempotency-key': key } });
     const held = loseRegisterAnswerFor(pin);
     const first = await register('attempt-1');
@@ -82,7 +82,7 @@ describe('faults: clients recover what a fault took (production defaults)', func
   });
 
   it('HTTP: without a key the same retry gets a decoy whose emoji string signs nobody in (why the client always sends one)', async function () {
-    const pin = randomPin() + 'Aa1';
+    const pin = `${randomPin()}Aa1`;
     const held = loseRegisterAnswerFor(pin);
     expectError(await post(a.url, '/register-pin', { pin }), 503, 'NETWORK_ERROR');
     await held;
@@ -95,7 +95,7 @@ describe('faults: clients recover what a fault took (production defaults)', func
   for (const transport of ['auto', 'polling'] as const) {
     it(`the shipped client (${transport}): its registration's answer is lost, it retries as documented, shows the stored string, and the person signs in`, async function () {
       const client = new PinAuthClient({ baseUrl: a.url, transport });
-      const pin = randomPin() + 'Aa1';
+      const pin = `${randomPin()}Aa1`;
       const held = loseRegisterAnswerFor(pin);
       const login = await client.startLogin({ pin });
       await held;
@@ -110,7 +110,7 @@ describe('faults: clients recover what a fault took (production defaults)', func
 
   it('the shipped client: the answer of the check-login that collected the login is lost; its next check gets the same tokens', async function () {
     const client = new PinAuthClient({ baseUrl: a.url, transport: 'polling' });
-    const pin = randomPin() + 'Aa1';
+    const pin = `${randomPin()}Aa1`;
     const login = await client.startLogin({ pin });
     expect((await postChat(b.url, login.text, { secret: WEBHOOK_SECRET })).status).to.equal(200);
     await stack.workers[0]!.waitForOutput(new RegExp(`login.*${login.pinId.replace(/[-]/g, '\\-')}`), 30000);
@@ -142,7 +142,7 @@ describe('faults: clients recover what a fault took (production defaults)', func
     const client = new PinAuthClient({ baseUrl: a.url, recheckIntervalMs: 2000 });
     const control = new PinAuthClient({ baseUrl: a.url, recheckIntervalMs: 0 });
     const login = await client.startLogin();
-    const lostPin = randomPin() + 'Aa1';
+    const lostPin = `${randomPin()}Aa1`;
     const lost = await control.startLogin({ pin: lostPin });
     const statuses: LoginStatus[] = [];
     lost.onStatus((s) => statuses.push(s));

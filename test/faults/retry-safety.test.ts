@@ -103,7 +103,7 @@ describe('faults: retries after a lost answer', function () {
     const third = await send('key-1');
     expect(third.body.messageId).to.equal(retry.body.messageId);
     // same key, another body: refused, nothing queued
-    expectError(await send('key-1', text + '-changed'), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expectError(await send('key-1', `${text}-changed`), 422, 'IDEMPOTENCY_KEY_REUSED');
     expectError(await send('bad key with spaces'), 400, 'VALIDATION_ERROR');
 
     await eventually(async () => (gateway.requests.some((r) => r.body.includes(text)) ? true : undefined));

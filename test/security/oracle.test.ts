@@ -228,7 +228,7 @@ describe('security: an attacker script against the login ceremony (two web nodes
   it('the operator sees it: counters by bounded labels in /metrics, warn lines carrying the IP group', async function () {
     const net = fresh64();
     expectError(await attackerPost(a(), net(77), '/check-login', { pin: randomPin() }), 'PIN_NOT_FOUND');
-    const group = /^(2001:db8:[0-9a-f]+:[0-9a-f]+)/.exec(net(1))![1] + '::/64';
+    const group = `${/^(2001:db8:[0-9a-f]+:[0-9a-f]+)/.exec(net(1))![1]}::/64`;
     await stack.webs[0]!.waitForOutput(new RegExp(`warn: wrong PIN guess .*"ipGroup":"${group.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"`));
     const sum = (text: string, pattern: RegExp): number =>
       text.split('\n').filter((l) => pattern.test(l)).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
