@@ -94,10 +94,32 @@ function evolutionBody(o: Options): object {
 function cloudBody(o: Options): object {
   const from = o.from?.slice(1);
   const contact = { profile: { name: o.name }, ...(from ? { wa_id: from } : {}), ...(o.userId ? { user_id: o.userId } : {}) };
-  const message = { ...(from ? { from } : {}), ...(o.userId ? { from_user_id: o.userId } : {}), id: `wamid.SIM${randomBytes(12).toString('base64url')}`, timestamp: String(now()), type: 'text', text: { body: o.text } };
+  const message = {
+    ...(from ? { from } : {}),
+    ...(o.userId ? { from_user_id: o.userId } : {}),
+    id: `wamid.SIM${randomBytes(12).toString('base64url')}`,
+    timestamp: String(now()),
+    type: 'text',
+    text: { body: o.text },
+  };
   return {
     object: 'whatsapp_business_account',
-    entry: [{ id: '0', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '0', phone_number_id: o.phoneNumberId }, contacts: [contact], messages: [message] } }] }],
+    entry: [
+      {
+        id: '0',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '0', phone_number_id: o.phoneNumberId },
+              contacts: [contact],
+              messages: [message],
+            },
+          },
+        ],
+      },
+    ],
   };
 }
 

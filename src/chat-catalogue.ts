@@ -16,7 +16,15 @@ export type Language = (typeof LANGUAGES)[number];
  */
 export const REPLY_KINDS = ['confirm', 'which-one', 'signed-in', 'unknown-code', 'denied', 'nothing-to-confirm', 'signed-out', 'cannot-sign-in'] as const;
 export type ReplyKind = (typeof REPLY_KINDS)[number];
-export const DEFAULT_REPLY_KINDS: readonly ReplyKind[] = ['confirm', 'which-one', 'signed-in', 'unknown-code', 'nothing-to-confirm', 'signed-out', 'cannot-sign-in'];
+export const DEFAULT_REPLY_KINDS: readonly ReplyKind[] = [
+  'confirm',
+  'which-one',
+  'signed-in',
+  'unknown-code',
+  'nothing-to-confirm',
+  'signed-out',
+  'cannot-sign-in',
+];
 
 export interface ChatTexts {
   /** after a login; the undo hint follows it */
@@ -48,9 +56,10 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     signedIn: "You're signed in to {app}.",
     undoHint: 'Not you? Reply STOP to sign out everywhere.',
     unknownCode: 'That code is unknown or has expired. Please request a new one in the app.',
-    confirm: 'Sign in to {app} on {device}, {place}, {time}? Reply YES {number} to sign in, NO {number} if this wasn\'t you.',
+    confirm: "Sign in to {app} on {device}, {place}, {time}? Reply YES {number} to sign in, NO {number} if this wasn't you.",
     whichOne: '{count} sign-ins to {app} are waiting for your answer: {list}. Reply YES or NO with the number of the one you mean, e.g. YES {example}.',
-    denied: 'OK, nobody was signed in. If you did not ask for this, someone may be trying to get into your account: never send a code you were given by someone else.',
+    denied:
+      'OK, nobody was signed in. If you did not ask for this, someone may be trying to get into your account: never send a code you were given by someone else.',
     nothingToConfirm: 'There is no sign-in waiting for your answer (it may have expired). Please start again in the app.',
     signedOut: 'Done: you are signed out of {app} everywhere ({count} sessions ended).',
     cannotSignIn: 'WhatsApp did not tell {app} who sent this message, so it cannot sign you in from this chat. Please sign in another way.',
@@ -64,7 +73,8 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     unknownCode: 'Esse código é desconhecido ou expirou. Peça um novo no aplicativo.',
     confirm: 'Entrar no {app} em {device}, {place}, {time}? Responda SIM {number} para entrar, NÃO {number} se não foi você.',
     whichOne: '{count} entradas no {app} esperam sua resposta: {list}. Responda SIM ou NÃO com o número da que você quer dizer, por exemplo SIM {example}.',
-    denied: 'Certo, ninguém entrou. Se não foi você que pediu, alguém pode estar tentando acessar sua conta: nunca envie um código que outra pessoa lhe passou.',
+    denied:
+      'Certo, ninguém entrou. Se não foi você que pediu, alguém pode estar tentando acessar sua conta: nunca envie um código que outra pessoa lhe passou.',
     nothingToConfirm: 'Não há nenhuma entrada esperando sua resposta (pode ter expirado). Comece de novo no aplicativo.',
     signedOut: 'Pronto: você saiu do {app} em todos os aparelhos ({count} sessões encerradas).',
     cannotSignIn: 'O WhatsApp não informou ao {app} quem enviou esta mensagem, então não é possível entrar por esta conversa. Entre de outra forma.',
@@ -77,8 +87,10 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     undoHint: '¿No fuiste tú? Responde STOP para cerrar sesión en todas partes.',
     unknownCode: 'Ese código es desconocido o ha caducado. Pide uno nuevo en la aplicación.',
     confirm: '¿Iniciar sesión en {app} en {device}, {place}, {time}? Responde SÍ {number} para entrar, NO {number} si no fuiste tú.',
-    whichOne: '{count} inicios de sesión en {app} esperan tu respuesta: {list}. Responde SÍ o NO con el número del que quieres decir, por ejemplo SÍ {example}.',
-    denied: 'De acuerdo, nadie ha iniciado sesión. Si no lo pediste tú, alguien puede estar intentando entrar en tu cuenta: nunca envíes un código que te haya dado otra persona.',
+    whichOne:
+      '{count} inicios de sesión en {app} esperan tu respuesta: {list}. Responde SÍ o NO con el número del que quieres decir, por ejemplo SÍ {example}.',
+    denied:
+      'De acuerdo, nadie ha iniciado sesión. Si no lo pediste tú, alguien puede estar intentando entrar en tu cuenta: nunca envíes un código que te haya dado otra persona.',
     nothingToConfirm: 'No hay ningún inicio de sesión esperando tu respuesta (puede haber caducado). Vuelve a empezar en la aplicación.',
     signedOut: 'Hecho: has cerrado sesión en {app} en todas partes ({count} sesiones cerradas).',
     cannotSignIn: 'WhatsApp no le indicó a {app} quién envió este mensaje, así que no puede iniciar tu sesión desde este chat. Inicia sesión de otra forma.',

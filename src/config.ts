@@ -285,7 +285,10 @@ export function shortRetryWindows(config: Pick<Config, 'redis' | 'collectRetrySe
   ] as const;
   return windows
     .filter(([, seconds]) => seconds > 0 && seconds * 1000 <= config.redis.commandTimeoutMs)
-    .map(([name, seconds]) => `${name} (${seconds} s) is not longer than REDIS_COMMAND_TIMEOUT_MS (${config.redis.commandTimeoutMs} ms): a retry after a late answer may find nothing`);
+    .map(
+      ([name, seconds]) =>
+        `${name} (${seconds} s) is not longer than REDIS_COMMAND_TIMEOUT_MS (${config.redis.commandTimeoutMs} ms): a retry after a late answer may find nothing`,
+    );
 }
 
 const DEV_JWT_SECRET = 'pin-auth-development-secret-do-not-use-in-production';
@@ -358,7 +361,8 @@ function listenSettings(env: Env, production: boolean): { host: string | undefin
     .map((h) => h.trim().toLowerCase())
     .filter((h) => h !== '');
   for (const h of allowedHosts) {
-    if (isIP(h) === 0 && !HOST_NAME.test(h)) throw new ConfigError(`ALLOWED_HOSTS must list host names without scheme or port (e.g. auth.example.com,localhost), got "${h}"`);
+    if (isIP(h) === 0 && !HOST_NAME.test(h))
+      throw new ConfigError(`ALLOWED_HOSTS must list host names without scheme or port (e.g. auth.example.com,localhost), got "${h}"`);
   }
   return { host: given ?? (production ? undefined : '127.0.0.1'), allowedHosts };
 }
@@ -430,7 +434,10 @@ function replyKinds(env: Env): ReadonlySet<ReplyKind> {
   if (raw === 'all') return new Set(REPLY_KINDS);
   if (raw === 'none') return new Set();
   const kinds = new Set<ReplyKind>();
-  for (const item of raw.split(',').map((k) => k.trim()).filter((k) => k !== '')) {
+  for (const item of raw
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '')) {
     if (!(REPLY_KINDS as readonly string[]).includes(item)) {
       throw new ConfigError(`CHAT_REPLY_KINDS: unknown reply kind "${item}"; the kinds are ${REPLY_KINDS.join(', ')} (or all, none)`);
     }
@@ -533,7 +540,14 @@ function signingConfig(env: Env, production: boolean) {
 
 /** A comma-separated list, blanks dropped, duplicates kept once. */
 function list(env: Env, name: string): string[] {
-  return [...new Set((str(env, name) ?? '').split(',').map((v) => v.trim()).filter((v) => v !== ''))];
+  return [
+    ...new Set(
+      (str(env, name) ?? '')
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== ''),
+    ),
+  ];
 }
 
 /**
@@ -545,7 +559,8 @@ function list(env: Env, name: string): string[] {
 function messagingConfig(env: Env): Pick<Config, 'messagingProvider' | 'gateways' | 'channels' | 'defaultChannel' | 'evolution' | 'cloud'> {
   const named = list(env, 'MESSAGING_PROVIDER');
   for (const p of named) {
-    if (p !== 'log' && p !== 'evolution' && p !== 'cloud') throw new ConfigError(`MESSAGING_PROVIDER must be log, evolution, cloud or evolution,cloud; got "${p}"`);
+    if (p !== 'log' && p !== 'evolution' && p !== 'cloud')
+      throw new ConfigError(`MESSAGING_PROVIDER must be log, evolution, cloud or evolution,cloud; got "${p}"`);
   }
   if (named.includes('log') && named.length > 1) throw new ConfigError('MESSAGING_PROVIDER=log goes alone: it stands for "no gateway"');
   const gateways = named.filter((p): p is GatewayName => p !== 'log');
@@ -553,7 +568,13 @@ function messagingConfig(env: Env): Pick<Config, 'messagingProvider' | 'gateways
   const version = str(env, 'EVOLUTION_API_VERSION') ?? 'v2';
   if (version !== 'v1' && version !== 'v2') throw new ConfigError(`EVOLUTION_API_VERSION must be v1 or v2, got "${version}"`);
   const instances = [...new Set([...list(env, 'EVOLUTION_INSTANCE'), ...list(env, 'EVOLUTION_INSTANCES')])];
-  const evolution = { url: url(env, 'EVOLUTION_API_URL', ['http:', 'https:']), apiKey: str(env, 'EVOLUTION_API_KEY'), instance: instances[0], instances, apiVersion: version as EvolutionApiVersion };
+  const evolution = {
+    url: url(env, 'EVOLUTION_API_URL', ['http:', 'https:']),
+    apiKey: str(env, 'EVOLUTION_API_KEY'),
+    instance: instances[0],
+    instances,
+    apiVersion: version as EvolutionApiVersion,
+  };
   if (gateways.includes('evolution') && (!evolution.url || !evolution.apiKey || instances.length === 0)) {
     throw new ConfigError('MESSAGING_PROVIDER=evolution needs EVOLUTION_API_URL, EVOLUTION_API_KEY and EVOLUTION_INSTANCE (or EVOLUTION_INSTANCES)');
   }
@@ -593,7 +614,9 @@ function oidcConfig(env: Env, production: boolean, port: number): OidcConfig | u
   const file = str(env, 'OIDC_CLIENTS_FILE');
   // read whatever is set, so a listing of the variables this module reads finds them
   const rawIssuer = url(env, 'OIDC_ISSUER', ['http:', 'https:']);
-  const cookieKeys = str(env, 'OIDC_COOKIE_KEYS')?.split(',').map((k) => k.trim());
+  const cookieKeys = str(env, 'OIDC_COOKIE_KEYS')
+    ?.split(',')
+    .map((k) => k.trim());
   if (inline === undefined && file === undefined) return undefined;
   if (inline !== undefined && file !== undefined) throw new ConfigError('set OIDC_CLIENTS or OIDC_CLIENTS_FILE, not both');
   const source = inline !== undefined ? 'OIDC_CLIENTS' : 'OIDC_CLIENTS_FILE';
@@ -604,8 +627,11 @@ function oidcConfig(env: Env, production: boolean, port: number): OidcConfig | u
     throw new ConfigError(`${source}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const valid = (c: unknown): c is OidcClientMetadata =>
-    typeof c === 'object' && c !== null && typeof (c as OidcClientMetadata).client_id === 'string' &&
-    Array.isArray((c as OidcClientMetadata).redirect_uris) && (c as OidcClientMetadata).redirect_uris.length > 0;
+    typeof c === 'object' &&
+    c !== null &&
+    typeof (c as OidcClientMetadata).client_id === 'string' &&
+    Array.isArray((c as OidcClientMetadata).redirect_uris) &&
+    (c as OidcClientMetadata).redirect_uris.length > 0;
   if (!Array.isArray(clients) || clients.length === 0 || !clients.every(valid)) {
     throw new ConfigError(`${source} must be a JSON array of clients, each with client_id and redirect_uris`);
   }
@@ -622,7 +648,8 @@ function oidcConfig(env: Env, production: boolean, port: number): OidcConfig | u
   const mountPath = new URL(issuer).pathname.replace(/\/+$/, '');
   if (mountPath === '' || mountPath === '/.well-known') throw new ConfigError('OIDC_ISSUER must have a path of its own, e.g. https://auth.example.com/oidc');
   if (cookieKeys?.some((k) => k.length < 32)) throw new ConfigError('OIDC_COOKIE_KEYS must be comma-separated keys of at least 32 characters');
-  if (str(env, 'JWT_ALGORITHM') === 'HS256') throw new ConfigError('the OpenID provider signs ID tokens with an asymmetric key: JWT_ALGORITHM=HS256 cannot be used with OIDC_CLIENTS');
+  if (str(env, 'JWT_ALGORITHM') === 'HS256')
+    throw new ConfigError('the OpenID provider signs ID tokens with an asymmetric key: JWT_ALGORITHM=HS256 cannot be used with OIDC_CLIENTS');
   return { issuer, mountPath, clients, cookieKeys };
 }
 
@@ -724,10 +751,7 @@ function readConfig(env: Env): Config {
   }
 
   // Heroku Redis may set both; REDIS_TLS_URL is then the encrypted door to the same server.
-  const redisUrl =
-    url(env, 'REDIS_TLS_URL', ['redis:', 'rediss:']) ??
-    url(env, 'REDIS_URL', ['redis:', 'rediss:']) ??
-    'redis://127.0.0.1:6379';
+  const redisUrl = url(env, 'REDIS_TLS_URL', ['redis:', 'rediss:']) ?? url(env, 'REDIS_URL', ['redis:', 'rediss:']) ?? 'redis://127.0.0.1:6379';
 
   const pinTtlSeconds = int(env, 'PIN_TTL_SECONDS', 180, 1, 86400);
   const port = int(env, 'PORT', 3000, 0, 65535);
@@ -862,5 +886,4 @@ function readConfig(env: Env): Config {
 export const webhookIsOpen = (c: Pick<Config, 'webhookSecret' | 'webhookJwtKey' | 'webhookBearerKey' | 'webhookPathSecret'>): boolean =>
   [c.webhookSecret, c.webhookJwtKey, c.webhookBearerKey, c.webhookPathSecret].every((v) => v === undefined);
 
-export const DEV_SECRET_IN_USE = (c: Config): boolean =>
-  c.pinHashKey === DEV_JWT_SECRET || (c.jwtAlgorithm === 'HS256' && c.jwtSecret === DEV_JWT_SECRET);
+export const DEV_SECRET_IN_USE = (c: Config): boolean => c.pinHashKey === DEV_JWT_SECRET || (c.jwtAlgorithm === 'HS256' && c.jwtSecret === DEV_JWT_SECRET);

@@ -94,7 +94,10 @@ export async function paired(run: PairedRun): Promise<Paired> {
   const serviceLoad = run.onServiceBody && run.bodiesFromWarmupOnly !== true ? { ...load, onBody: run.onServiceBody } : load;
   let serviceWarmup: BlastResult | null = null;
   if (run.warmupSeconds > 0 || run.warmupAmount !== undefined) {
-    const warm = run.warmupAmount !== undefined ? { connections: run.connections, amount: run.warmupAmount } : { connections: run.connections, seconds: run.warmupSeconds };
+    const warm =
+      run.warmupAmount !== undefined
+        ? { connections: run.connections, amount: run.warmupAmount }
+        : { connections: run.connections, seconds: run.warmupSeconds };
     await blast(run.baseline.url, run.baselineRequest, warm);
     serviceWarmup = await blast(run.service.url, run.serviceRequest, run.onServiceBody ? { ...warm, onBody: run.onServiceBody } : warm);
   }

@@ -67,7 +67,9 @@ export function charts(f: Figures): Chart[] {
       title: 'Web node resident memory against idle sockets',
       note:
         'Socket.IO clients on the websocket transport, connected to web-1, each point read just after its sockets connected.' +
-        (f.memory.idle ? ` Left idle ${f.memory.idle.seconds} s, the last point's RSS has a median of ${f.memory.idle.medianMB} MB (${f.memory.idle.minMB}–${f.memory.idle.maxMB}).` : ''),
+        (f.memory.idle
+          ? ` Left idle ${f.memory.idle.seconds} s, the last point's RSS has a median of ${f.memory.idle.medianMB} MB (${f.memory.idle.minMB}–${f.memory.idle.maxMB}).`
+          : ''),
       xLabel: 'idle sockets',
       yLabel: 'RSS MB',
       x: s.map((p) => p.sockets),
@@ -97,9 +99,14 @@ export function charts(f: Figures): Chart[] {
 export function renderHtml(meta: Record<string, unknown>, figures: Figures, all: Row[]): string {
   const list = charts(figures);
   const targetRows = all
-    .map((r) => `<tr class="${r.pass === undefined ? '' : r.pass ? 'pass' : 'miss'}"><td>${escapeHtml(r.section)}</td><td>${escapeHtml(r.figure)}</td><td>${escapeHtml(`${r.value === null ? '—' : r.value.toLocaleString('en')} ${r.unit}`)}</td><td>${escapeHtml(r.target ?? '')}</td><td>${r.pass === undefined ? '' : r.pass ? 'met' : 'not met'}</td></tr>`)
+    .map(
+      (r) =>
+        `<tr class="${r.pass === undefined ? '' : r.pass ? 'pass' : 'miss'}"><td>${escapeHtml(r.section)}</td><td>${escapeHtml(r.figure)}</td><td>${escapeHtml(`${r.value === null ? '—' : r.value.toLocaleString('en')} ${r.unit}`)}</td><td>${escapeHtml(r.target ?? '')}</td><td>${r.pass === undefined ? '' : r.pass ? 'met' : 'not met'}</td></tr>`,
+    )
     .join('\n');
-  const sections = list.map((c) => `<section><h2>${escapeHtml(c.title)}</h2><p>${escapeHtml(c.note)}</p><div class="chart" id="chart-${c.id}"></div></section>`).join('\n');
+  const sections = list
+    .map((c) => `<section><h2>${escapeHtml(c.title)}</h2><p>${escapeHtml(c.note)}</p><div class="chart" id="chart-${c.id}"></div></section>`)
+    .join('\n');
   const tables = curveTables(figures)
     .map((t) => `<pre>${escapeHtml(t)}</pre>`)
     .join('\n');

@@ -101,7 +101,14 @@ export interface OpenLoopRun {
 }
 
 /** `rate` logins/s for `seconds` on `path`, the first `warmupSeconds` left out of the figures. */
-export async function openLoop(ctx: BenchContext, path: LoginPath, pool: SocketPool, rate: number, seconds: number, warmupSeconds: number): Promise<OpenLoopRun> {
+export async function openLoop(
+  ctx: BenchContext,
+  path: LoginPath,
+  pool: SocketPool,
+  rate: number,
+  seconds: number,
+  warmupSeconds: number,
+): Promise<OpenLoopRun> {
   const count = Math.max(2, Math.round(rate * seconds));
   const ns = Array.from({ length: count }, () => ctx.seq.take());
   const sockets = await pool.ensure(count);

@@ -198,7 +198,8 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   const known = new Set(['--quick', '--smoke', '--profile']);
   const valued = ['--only=', '--out=', '--rounds=', '--connections='];
   const stray = argv.filter((a) => !known.has(a) && !valued.some((v) => a.startsWith(v)));
-  if (stray.length > 0) throw new Error(`unknown argument ${stray.join(' ')} (use --quick, --profile, --only=${SCENARIOS.join(',')}, --out=<dir>, --rounds=N, --connections=N)`);
+  if (stray.length > 0)
+    throw new Error(`unknown argument ${stray.join(' ')} (use --quick, --profile, --only=${SCENARIOS.join(',')}, --out=<dir>, --rounds=N, --connections=N)`);
   const mode: Mode = smoke ? 'smoke' : quick ? 'quick' : 'full';
   let sizes = mode === 'smoke' ? SMOKE : mode === 'quick' ? QUICK : FULL;
   if (roundsArg) {
@@ -208,7 +209,8 @@ export function parseArgs(argv: readonly string[]): BenchOptions {
   }
   if (connectionsArg) {
     const connections = Number(connectionsArg.slice('--connections='.length));
-    if (!Number.isInteger(connections) || connections < 1 || connections > 1024) throw new Error(`--connections wants a whole number from 1 to 1024, got ${connectionsArg}`);
+    if (!Number.isInteger(connections) || connections < 1 || connections > 1024)
+      throw new Error(`--connections wants a whole number from 1 to 1024, got ${connectionsArg}`);
     sizes = { ...sizes, connections };
   }
   return { mode, profile, scenarios, sizes, outDir: outArg ? outArg.slice('--out='.length) : undefined };

@@ -48,7 +48,11 @@ export function procfileScript(role: 'web' | 'worker'): { nodeArgs: string[]; sc
   const line = readFileSync(path.join(ROOT, 'Procfile'), 'utf8')
     .split('\n')
     .find((l) => l.startsWith(`${role}:`));
-  const parts = line?.slice(role.length + 1).trim().split(/\s+/) ?? [];
+  const parts =
+    line
+      ?.slice(role.length + 1)
+      .trim()
+      .split(/\s+/) ?? [];
   const scriptAt = parts.findIndex((part) => part.endsWith('.js'));
   if (scriptAt === -1) throw new Error(`Procfile has no node script for ${role}`);
   return { nodeArgs: parts.slice(1, scriptAt), script: parts[scriptAt]! };

@@ -41,7 +41,27 @@ export async function usedMemory(redis: Redis): Promise<number> {
 }
 
 // BullMQ's own keys of a queue; any other key under `bull:{q<queue>}:<queue>:` is a job (hash or its logs).
-const BULL_KEYS = new Set(['events', 'delayed', 'wait', 'waiting', 'paused', 'active', 'completed', 'failed', 'meta', 'id', 'marker', 'stalled', 'stalled-check', 'limiter', 'prioritized', 'pc', 'metrics', 'de', 'repeat']);
+const BULL_KEYS = new Set([
+  'events',
+  'delayed',
+  'wait',
+  'waiting',
+  'paused',
+  'active',
+  'completed',
+  'failed',
+  'meta',
+  'id',
+  'marker',
+  'stalled',
+  'stalled-check',
+  'limiter',
+  'prioritized',
+  'pc',
+  'metrics',
+  'de',
+  'repeat',
+]);
 
 /** The class of a key for the memory breakdown: `reg`, `emo`, `bull:expiry:<job>`, `bull:expiry:events`… */
 export function keyClass(prefix: string, key: string): string {
@@ -267,7 +287,14 @@ export class QueueProbe {
       v.sort((x, y) => x - y);
       return { p50: percentile(v, 0.5), p99: percentile(v, 0.99) };
     };
-    return { jobs: measured, accept: leg(spans.accept), intake: leg(spans.intake), queued: leg(spans.queued), worker: leg(spans.worker), delivery: leg(spans.delivery) };
+    return {
+      jobs: measured,
+      accept: leg(spans.accept),
+      intake: leg(spans.intake),
+      queued: leg(spans.queued),
+      worker: leg(spans.worker),
+      delivery: leg(spans.delivery),
+    };
   }
 
   workers(): Promise<number> {

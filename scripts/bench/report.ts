@@ -60,8 +60,7 @@ export const TARGETS = {
 const at = (v: number | undefined | null): number | null => (v === undefined || v === null || Number.isNaN(v) ? null : v);
 
 function target(value: number | null, op: '≥' | '≤' | '<' | '=', limit: number): Pick<Row, 'target' | 'pass'> {
-  const pass =
-    value === null ? false : op === '≥' ? value >= limit : op === '≤' ? value <= limit : op === '<' ? value < limit : value === limit;
+  const pass = value === null ? false : op === '≥' ? value >= limit : op === '≤' ? value <= limit : op === '<' ? value < limit : value === limit;
   return { target: `${op} ${limit.toLocaleString('en')}`, pass };
 }
 
@@ -95,7 +94,12 @@ export function rows(f: Figures): Row[] {
     add(s, 'service / baseline (median of rounds)', i.ratio, `(rounds ${range(i.ratioRange)})`, target(i.ratio, '≥', TARGETS.webhookRatio));
     add(s, 'CPU per request: baseline / web node', i.cpuPerRequest.baseline, `ms / ${i.cpuPerRequest.web} ms`);
     add(s, 'webhooks accepted (2xx)', i.accepted, `(${i.refused} refused)`);
-    add(s, 'backlog drained by one worker', i.drain.jobsPerSecond, `jobs/s (${i.drain.jobs} jobs in ${i.drain.seconds} s, ${i.cpuPerRequest.workerPerJob} ms CPU each)`);
+    add(
+      s,
+      'backlog drained by one worker',
+      i.drain.jobsPerSecond,
+      `jobs/s (${i.drain.jobs} jobs in ${i.drain.seconds} s, ${i.cpuPerRequest.workerPerJob} ms CPU each)`,
+    );
     add(s, 'webhooks lost (accepted, never completed)', i.lost, '', target(i.lost, '=', 0));
     add(s, 'jobs completed twice / failed', i.repeats, `/ ${i.failed}`, target(i.repeats + i.failed, '=', 0));
   }
@@ -103,7 +107,13 @@ export function rows(f: Figures): Row[] {
     const s = 'end-to-end login';
     const l = f.login.latency.find((p) => p.rate === TARGETS.loginRate);
     if (l) {
-      add(s, `webhook → auth-success p50 at ${l.rate}/s`, l.p50, `ms (a Redis round trip meanwhile: p50 ${l.redisRtt.p50} ms)`, target(l.p50, '<', TARGETS.loginP50Ms));
+      add(
+        s,
+        `webhook → auth-success p50 at ${l.rate}/s`,
+        l.p50,
+        `ms (a Redis round trip meanwhile: p50 ${l.redisRtt.p50} ms)`,
+        target(l.p50, '<', TARGETS.loginP50Ms),
+      );
       add(s, `webhook → auth-success p99 at ${l.rate}/s`, l.p99, `ms (max ${l.max} ms)`, target(l.p99, '<', TARGETS.loginP99Ms));
     }
     add(s, 'highest offered rate served (not saturated)', f.login.sustainedRate, 'logins/s');
@@ -112,7 +122,13 @@ export function rows(f: Figures): Row[] {
     const one = f.login.workers.find((w) => w.workers === 1);
     if (one) {
       const runs = one.runs.length > 1 ? `, median of ${one.runs.map(n).join(' / ')}` : '';
-      add(s, 'logins/s, one worker (backlog)', one.perSecond, `(${one.loggedIn}/${one.logins} in ${one.seconds} s${runs})`, target(one.perSecond, '≥', TARGETS.workerLoginsPerSecond));
+      add(
+        s,
+        'logins/s, one worker (backlog)',
+        one.perSecond,
+        `(${one.loggedIn}/${one.logins} in ${one.seconds} s${runs})`,
+        target(one.perSecond, '≥', TARGETS.workerLoginsPerSecond),
+      );
       add(s, 'CPU per login: worker / Redis', one.cpuPerLogin, `ms / ${one.redisCpuPerLogin} ms`);
       add(s, 'Redis commands per login (commandstats)', one.redisCommandsPerLogin, '');
     }
@@ -124,8 +140,20 @@ export function rows(f: Figures): Row[] {
     for (const c of f.pipeline.rates) {
       const t = TARGETS.pipelineLatency[c.rate];
       const rtt = `; Redis round trip p50 ${c.service.redisRtt.p50} / ${c.pipeline.redisRtt.p50} ms`;
-      add(s, `webhook → auth-success p50 at ${c.rate}/s, service / pipeline`, c.p50Ratio, `(${c.service.p50} / ${c.pipeline.p50} ms${rtt})`, t && target(c.p50Ratio, '≤', t.p50));
-      add(s, `webhook → auth-success p99 at ${c.rate}/s, service / pipeline`, c.p99Ratio, `(${c.service.p99} / ${c.pipeline.p99} ms)`, t && target(c.p99Ratio, '≤', t.p99));
+      add(
+        s,
+        `webhook → auth-success p50 at ${c.rate}/s, service / pipeline`,
+        c.p50Ratio,
+        `(${c.service.p50} / ${c.pipeline.p50} ms${rtt})`,
+        t && target(c.p50Ratio, '≤', t.p50),
+      );
+      add(
+        s,
+        `webhook → auth-success p99 at ${c.rate}/s, service / pipeline`,
+        c.p99Ratio,
+        `(${c.service.p99} / ${c.pipeline.p99} ms)`,
+        t && target(c.p99Ratio, '≤', t.p99),
+      );
     }
     // the steadiest figure of the comparison on a busy machine: what a login costs each worker
     for (const c of f.pipeline.rates) {
@@ -133,7 +161,13 @@ export function rows(f: Figures): Row[] {
       add(s, `worker CPU per login at ${c.rate}/s, service / pipeline`, cpu, `(${c.service.workerCpuPerLogin} / ${c.pipeline.workerCpuPerLogin} ms)`);
     }
     const { service, pipeline, ratio, p99BoundMs } = f.pipeline.sustained;
-    add(s, 'logins/s one worker sustains, service / pipeline', ratio, `(${sustainedText(service)} / ${sustainedText(pipeline)} logins/s: p99 ≤ ${p99BoundMs} ms, none lost)`, target(ratio, '≥', TARGETS.pipelineSustained));
+    add(
+      s,
+      'logins/s one worker sustains, service / pipeline',
+      ratio,
+      `(${sustainedText(service)} / ${sustainedText(pipeline)} logins/s: p99 ≤ ${p99BoundMs} ms, none lost)`,
+      target(ratio, '≥', TARGETS.pipelineSustained),
+    );
     const lost = f.pipeline.rates.reduce((a, c) => a + c.service.missing + c.service.webhookFailures, 0);
     add(s, 'service logins lost or refused at 100 and 200/s', lost, '', target(lost, '=', 0));
   }
@@ -141,7 +175,12 @@ export function rows(f: Figures): Row[] {
     const s = 'cost per login';
     const confirmed = f.cost.find((c) => c.mode === 'confirmed');
     if (confirmed) {
-      add(s, 'confirmed logins/s, one worker (code + YES)', confirmed.perSecond, `(${confirmed.cpuPerLogin} ms worker CPU, ${confirmed.redisCommandsPerLogin} Redis commands a login)`);
+      add(
+        s,
+        'confirmed logins/s, one worker (code + YES)',
+        confirmed.perSecond,
+        `(${confirmed.cpuPerLogin} ms worker CPU, ${confirmed.redisCommandsPerLogin} Redis commands a login)`,
+      );
     }
     const lost = f.cost.reduce((a, c) => a + c.logins - c.loggedIn, 0);
     add(s, 'logins lost in the cost runs', lost, '', target(lost, '=', 0));
@@ -149,7 +188,13 @@ export function rows(f: Figures): Row[] {
   for (const [name, p] of endpointList(f)) {
     if (name === 'webhook ingestion') continue;
     const s = 'endpoints (one web node)';
-    add(s, `${name} / baseline`, p.ratio, `(${p.service.rps.toLocaleString('en')} / ${p.baseline.rps.toLocaleString('en')} req/s, rounds ${range(p.ratioRange)}${p.service.failed ? `, ${p.service.failed} failed` : ''})`, target(p.ratio, '≥', TARGETS.endpointRatio));
+    add(
+      s,
+      `${name} / baseline`,
+      p.ratio,
+      `(${p.service.rps.toLocaleString('en')} / ${p.baseline.rps.toLocaleString('en')} req/s, rounds ${range(p.ratioRange)}${p.service.failed ? `, ${p.service.failed} failed` : ''})`,
+      target(p.ratio, '≥', TARGETS.endpointRatio),
+    );
     add(s, `${name} p99 / baseline p99`, p.p99Ratio, `(${p.service.p99} / ${p.baseline.p99} ms)`, target(p.p99Ratio, '≤', TARGETS.endpointP99Ratio));
   }
   if (f.memory) {
@@ -157,16 +202,40 @@ export function rows(f: Figures): Row[] {
     const s = 'memory';
     const last = m.registrations[m.registrations.length - 1];
     if (last) {
-      add(s, `Redis bytes per registration (INFO, ${last.registrations.toLocaleString('en')})`, last.bytesPerRegistration, 'B', target(last.bytesPerRegistration, '≤', TARGETS.bytesPerItem));
-      add(s, 'Redis bytes per registration (own keys)', last.prefixBytesPerRegistration, 'B', target(last.prefixBytesPerRegistration, '≤', TARGETS.bytesPerItem));
+      add(
+        s,
+        `Redis bytes per registration (INFO, ${last.registrations.toLocaleString('en')})`,
+        last.bytesPerRegistration,
+        'B',
+        target(last.bytesPerRegistration, '≤', TARGETS.bytesPerItem),
+      );
+      add(
+        s,
+        'Redis bytes per registration (own keys)',
+        last.prefixBytesPerRegistration,
+        'B',
+        target(last.prefixBytesPerRegistration, '≤', TARGETS.bytesPerItem),
+      );
     }
-    add(s, `Redis bytes per session (own keys, ${m.sessions.logins} logins)`, m.sessions.bytesPerSession, 'B', target(m.sessions.bytesPerSession, '≤', TARGETS.bytesPerItem));
+    add(
+      s,
+      `Redis bytes per session (own keys, ${m.sessions.logins} logins)`,
+      m.sessions.bytesPerSession,
+      'B',
+      target(m.sessions.bytesPerSession, '≤', TARGETS.bytesPerItem),
+    );
     const most = m.sockets[m.sockets.length - 1];
     if (most) add(s, `web-1 RSS, ${most.sockets.toLocaleString('en')} sockets just connected`, most.rssMB, `MB (at start ${m.rss.web1Start} MB)`);
     const idle = m.idle;
     if (idle) {
       const t = idle.sockets >= TARGETS.rssSockets ? target(idle.medianMB, '≤', TARGETS.rssMB) : undefined;
-      add(s, `web-1 RSS, ${idle.sockets.toLocaleString('en')} idle sockets (median of ${idle.seconds} s)`, idle.medianMB, `MB (${idle.minMB}–${idle.maxMB} MB)`, t);
+      add(
+        s,
+        `web-1 RSS, ${idle.sockets.toLocaleString('en')} idle sockets (median of ${idle.seconds} s)`,
+        idle.medianMB,
+        `MB (${idle.minMB}–${idle.maxMB} MB)`,
+        t,
+      );
     }
     add(s, 'web-2 / worker RSS', m.rss.web2, `MB / ${m.rss.worker ?? '—'} MB`);
   }
@@ -179,7 +248,11 @@ const sustainedText = (side: SustainSide): string => (side.rate === null ? '—'
 /** A plain text table (columns padded, numbers as given). */
 export function textTable(head: string[], cells: string[][]): string {
   const widths = head.map((h, c) => Math.max(h.length, ...cells.map((row) => [...(row[c] ?? '')].length)));
-  const line = (row: string[]): string => row.map((cell, c) => cell + ' '.repeat(widths[c]! - [...cell].length)).join('  ').trimEnd();
+  const line = (row: string[]): string =>
+    row
+      .map((cell, c) => cell + ' '.repeat(widths[c]! - [...cell].length))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 
@@ -208,7 +281,21 @@ export function curveTables(f: Figures): string[] {
     out.push(
       'Throughput per endpoint, one web node, beside bare Koa (medians of the rounds)\n' +
         textTable(
-          ['endpoint', 'req/s', 'bare Koa', 'ratio', 'rounds', 'target', 'p99 ms', 'bare Koa p99', 'p99 ratio', 'target', 'CPU ms/req', 'bare Koa', 'CPU ratio'],
+          [
+            'endpoint',
+            'req/s',
+            'bare Koa',
+            'ratio',
+            'rounds',
+            'target',
+            'p99 ms',
+            'bare Koa p99',
+            'p99 ratio',
+            'target',
+            'CPU ms/req',
+            'bare Koa',
+            'CPU ratio',
+          ],
           eps.map(([name, p]) => [
             name,
             n(p.service.rps),
@@ -254,7 +341,16 @@ export function curveTables(f: Figures): string[] {
         "Ceiling: the best req/s ratio each could reach here (bare Koa's web CPU + the cryptography it must do + Redis as measured + the baseline's load generator)\n" +
           textTable(
             ['endpoint', 'must compute', 'crypto ms', 'least sum ms', 'bare Koa sum ms', 'ceiling', 'target', 'measured'],
-            tops.map((c) => [c.endpoint, c.crypto, n(c.cryptoMs), n(c.floorSumMs), n(c.baselineSumMs), n(c.ceiling), `≥ ${ratioTarget(c.endpoint)}`, n(c.ratio)]),
+            tops.map((c) => [
+              c.endpoint,
+              c.crypto,
+              n(c.cryptoMs),
+              n(c.floorSumMs),
+              n(c.baselineSumMs),
+              n(c.ceiling),
+              `≥ ${ratioTarget(c.endpoint)}`,
+              n(c.ratio),
+            ]),
           ),
       );
     }
@@ -264,13 +360,32 @@ export function curveTables(f: Figures): string[] {
       'Logins/s against worker processes (one Redis, backlog on a held queue)\n' +
         textTable(
           ['workers', 'logins/s (median)', 'every drain', 'logins', 'seconds', 'CPU ms/login (workers)', 'Redis CPU ms/login', 'Redis commands/login'],
-          f.login.workers.map((w) => [String(w.workers), n(w.perSecond), w.runs.map(n).join(' / '), `${w.loggedIn}/${w.logins}`, n(w.seconds), n(w.cpuPerLogin), n(w.redisCpuPerLogin), n(w.redisCommandsPerLogin)]),
+          f.login.workers.map((w) => [
+            String(w.workers),
+            n(w.perSecond),
+            w.runs.map(n).join(' / '),
+            `${w.loggedIn}/${w.logins}`,
+            n(w.seconds),
+            n(w.cpuPerLogin),
+            n(w.redisCpuPerLogin),
+            n(w.redisCommandsPerLogin),
+          ]),
         ),
     );
     out.push(
       'Webhook → auth-success against offered load (one worker; sockets on web-1, webhooks to web-2)\n' +
         textTable(
-          ['offered/s', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms', 'p50 ms: accept / intake / queued / worker / delivery', 'Redis round trip p50 / p99 ms', 'missing', 'saturated'],
+          [
+            'offered/s',
+            'achieved/s',
+            'p50 ms',
+            'p99 ms',
+            'max ms',
+            'p50 ms: accept / intake / queued / worker / delivery',
+            'Redis round trip p50 / p99 ms',
+            'missing',
+            'saturated',
+          ],
           f.login.latency.map((p) => [
             n(p.rate),
             n(p.achievedRate),
@@ -290,13 +405,43 @@ export function curveTables(f: Figures): string[] {
     out.push(
       'Webhook → auth-success beside the simplest pipeline (one worker each; sockets on web-1, webhooks to web-2; alternating steps, medians of the rounds)\n' +
         textTable(
-          ['offered/s', 'logins a side', 'service p50 / p99 ms', 'pipeline p50 / p99 ms', 'p50 ratio', 'target', 'p99 ratio', 'target', 'rounds p50 ratio', 'rounds p99 ratio', 'worker CPU ms/login', 'pipeline', 'Redis round trip p50 / p99 ms', 'pipeline'],
+          [
+            'offered/s',
+            'logins a side',
+            'service p50 / p99 ms',
+            'pipeline p50 / p99 ms',
+            'p50 ratio',
+            'target',
+            'p99 ratio',
+            'target',
+            'rounds p50 ratio',
+            'rounds p99 ratio',
+            'worker CPU ms/login',
+            'pipeline',
+            'Redis round trip p50 / p99 ms',
+            'pipeline',
+          ],
           f.pipeline.rates.map((c) => {
             const [sp50, sp99, scpu, srtt] = side(c.service);
             const [pp50, pp99, pcpu, prtt] = side(c.pipeline);
             const t = TARGETS.pipelineLatency[c.rate];
             const rounds = (k: 'p50' | 'p99'): string => c.roundRatios.map((r) => n(r[k])).join(' / ');
-            return [n(c.rate), `${n(c.service.count)} / ${n(c.pipeline.count)}`, `${sp50} / ${sp99}`, `${pp50} / ${pp99}`, n(c.p50Ratio), t ? `≤ ${t.p50}` : '', n(c.p99Ratio), t ? `≤ ${t.p99}` : '', rounds('p50'), rounds('p99'), scpu!, pcpu!, srtt!, prtt!];
+            return [
+              n(c.rate),
+              `${n(c.service.count)} / ${n(c.pipeline.count)}`,
+              `${sp50} / ${sp99}`,
+              `${pp50} / ${pp99}`,
+              n(c.p50Ratio),
+              t ? `≤ ${t.p50}` : '',
+              n(c.p99Ratio),
+              t ? `≤ ${t.p99}` : '',
+              rounds('p50'),
+              rounds('p99'),
+              scpu!,
+              pcpu!,
+              srtt!,
+              prtt!,
+            ];
           }),
         ),
     );
@@ -322,7 +467,15 @@ export function curveTables(f: Figures): string[] {
       'Cost per login, one worker: confirmation off (replies off / on) and on (code + YES, each answered)\n' +
         textTable(
           ['login', 'chat messages', 'logins/s', 'logins', 'worker CPU ms/login', 'Redis CPU ms/login', 'Redis commands/login'],
-          f.cost.map((c) => [COST_LABEL[c.mode], String(c.messagesPerLogin), n(c.perSecond), `${c.loggedIn}/${c.logins}`, n(c.cpuPerLogin), n(c.redisCpuPerLogin), n(c.redisCommandsPerLogin)]),
+          f.cost.map((c) => [
+            COST_LABEL[c.mode],
+            String(c.messagesPerLogin),
+            n(c.perSecond),
+            `${c.loggedIn}/${c.logins}`,
+            n(c.cpuPerLogin),
+            n(c.redisCpuPerLogin),
+            n(c.redisCommandsPerLogin),
+          ]),
         ),
     );
   }
@@ -336,7 +489,9 @@ export function curveTables(f: Figures): string[] {
     );
     const idle = f.memory.idle;
     const idleRow = idle ? [[`${n(idle.sockets)}, idle ${idle.seconds} s (median)`, `${n(idle.medianMB)} (${n(idle.minMB)}–${n(idle.maxMB)})`]] : [];
-    out.push(`web-1 RSS against sockets (just connected; then the last point left idle)\n${textTable(['sockets', 'RSS MB'], [...f.memory.sockets.map((p) => [n(p.sockets), n(p.rssMB)]), ...idleRow])}`);
+    out.push(
+      `web-1 RSS against sockets (just connected; then the last point left idle)\n${textTable(['sockets', 'RSS MB'], [...f.memory.sockets.map((p) => [n(p.sockets), n(p.rssMB)]), ...idleRow])}`,
+    );
   }
   return out;
 }

@@ -50,7 +50,9 @@ export class SimplePipeline {
 
   /** The last lines each process printed, if any. */
   output(): string[] {
-    return [...this.webs, ...(this.worker ? [this.worker] : [])].filter((c) => c.tail().trim()).map((c) => `${c.name}: ${c.tail().trim().split('\n').slice(-3).join(' | ')}`);
+    return [...this.webs, ...(this.worker ? [this.worker] : [])]
+      .filter((c) => c.tail().trim())
+      .map((c) => `${c.name}: ${c.tail().trim().split('\n').slice(-3).join(' | ')}`);
   }
 
   async stop(): Promise<void> {

@@ -97,7 +97,10 @@ function startWorker(): void {
     { connection, prefix, concurrency: 256 },
   );
   process.on('SIGTERM', () => {
-    void worker.close().then(() => redis.quit()).finally(() => process.exit(0));
+    void worker
+      .close()
+      .then(() => redis.quit())
+      .finally(() => process.exit(0));
   });
 }
 

@@ -138,11 +138,18 @@ export class LoginProcessor {
       case 'duplicate':
         return { outcome: 'duplicate' };
       case 'busy':
-        throw new IdentityBusyError('the sender\'s identifiers kept changing while being linked');
+        throw new IdentityBusyError("the sender's identifiers kept changing while being linked");
       case 'renumbered':
         return { outcome: 'number-changed', userId: claim.userId, changed: claim.changed };
       case 'ask':
-        return { outcome: 'confirmation-asked', pinId: claim.pinId, pinHash: claim.pinHash, origin: decodeOrigin(claim.origin), expiresAt: claim.expiresAt, question: claim.question };
+        return {
+          outcome: 'confirmation-asked',
+          pinId: claim.pinId,
+          pinHash: claim.pinHash,
+          origin: decodeOrigin(claim.origin),
+          expiresAt: claim.expiresAt,
+          question: claim.question,
+        };
       case 'which':
         return { outcome: 'which-one', open: claim.open.map((q) => ({ question: q.question, origin: decodeOrigin(q.origin), expiresAt: q.expiresAt })) };
       case 'denied':
@@ -153,7 +160,13 @@ export class LoginProcessor {
         return { outcome: 'already-done', pinId: '', signedIn: claim.sessionOpen };
       case 'completed':
         // a retry of this job after its login was stored: announce it again (at least once)
-        return { outcome: 'logged-in', pinId: claim.pinId, pinHash: claim.pinHash, result: parseLoginResult(claim.resultJson), identity: { linked: [], recycled: false, conflict: false, numberChanged: false } };
+        return {
+          outcome: 'logged-in',
+          pinId: claim.pinId,
+          pinHash: claim.pinHash,
+          result: parseLoginResult(claim.resultJson),
+          identity: { linked: [], recycled: false, conflict: false, numberChanged: false },
+        };
       case 'no_match':
         return { outcome: 'no-match' };
       case 'claimed':

@@ -196,4 +196,3 @@ function userFrom([id, name, surname, phone, roles]: (string | null)[]): User {
   // the phone only when the account has one (a person may sign in by LID or user id alone)
   return { id, name: name ?? '', surname: surname ?? '', ...(phone ? { phone } : {}), roles: parseRoles(roles, []) };
 }
-

@@ -28,7 +28,8 @@ export function bootstrap(role: Role): Bootstrapped {
   try {
     config = loadConfig();
     // WAIT counts the replicas of one primary; a cluster's writes of one request span several
-    if (config.redis.kind === 'cluster' && config.redisWait.replicas > 0) throw new ConfigError('REDIS_WAIT_REPLICAS is not available with REDIS_CLUSTER_NODES yet (see docs/scaling.md)');
+    if (config.redis.kind === 'cluster' && config.redisWait.replicas > 0)
+      throw new ConfigError('REDIS_WAIT_REPLICAS is not available with REDIS_CLUSTER_NODES yet (see docs/scaling.md)');
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`pin-auth: configuration error: ${err.message}\n`);
@@ -43,7 +44,9 @@ export function bootstrap(role: Role): Bootstrapped {
     log.warn(`JWT_KEYS is not set: tokens are signed with a ${config.jwtAlgorithm} key generated at first start and kept in Redis (docs/tokens.md)`);
   }
   if (webhookIsOpen(config)) {
-    log.warn('Webhook authentication is not set (none of WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY, WEBHOOK_PATH_SECRET): anyone who can reach the webhook can sign in as anyone.');
+    log.warn(
+      'Webhook authentication is not set (none of WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY, WEBHOOK_PATH_SECRET): anyone who can reach the webhook can sign in as anyone.',
+    );
   }
   for (const warning of [...shortRetryWindows(config), ...configWarnings(config)]) log.warn(warning);
   const services = createServices(config, log, role);

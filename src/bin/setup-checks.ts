@@ -23,7 +23,9 @@ export async function evictionWarnings(redis: RedisClient): Promise<string[]> {
     // INFO answers where CONFIG GET is renamed or refused (managed Redis)
     const policy = /^maxmemory_policy:(\S+)/m.exec(await node.info('memory'))?.[1];
     if (policy !== undefined && policy !== 'noeviction') {
-      warnings.push(`Redis maxmemory-policy is ${policy}, not noeviction: under memory pressure Redis deletes queue jobs and logins (set maxmemory-policy noeviction)`);
+      warnings.push(
+        `Redis maxmemory-policy is ${policy}, not noeviction: under memory pressure Redis deletes queue jobs and logins (set maxmemory-policy noeviction)`,
+      );
     }
   }
   return [...new Set(warnings)];
@@ -53,7 +55,16 @@ export async function duplicateInstanceWarning(redis: RedisClient, config: Confi
 
 /** Both Redis checks, in parallel, once Redis is ready; none when it cannot be asked (that is reported elsewhere). */
 export async function redisWarnings(redis: RedisClient, config: Config, until: number): Promise<string[]> {
-  if (!(await waitReady(redis, 10_000).then(() => true, () => false))) return [];
-  const [eviction, duplicate] = await Promise.all([evictionWarnings(redis).catch(() => []), duplicateInstanceWarning(redis, config, until).catch(() => undefined)]);
+  if (
+    !(await waitReady(redis, 10_000).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return [];
+  const [eviction, duplicate] = await Promise.all([
+    evictionWarnings(redis).catch(() => []),
+    duplicateInstanceWarning(redis, config, until).catch(() => undefined),
+  ]);
   return [...eviction, ...(duplicate === undefined ? [] : [duplicate])];
 }

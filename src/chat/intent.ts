@@ -19,7 +19,12 @@ const MARKS = /\p{M}/gu;
 
 /** "Yes!", " SÍ. " and "sí" all become "si"; "Não" becomes "nao". */
 export function answerWord(text: string): string {
-  return text.slice(0, MAX_ANSWER * 4).replace(EDGES, '').normalize('NFD').replace(MARKS, '').toLowerCase();
+  return text
+    .slice(0, MAX_ANSWER * 4)
+    .replace(EDGES, '')
+    .normalize('NFD')
+    .replace(MARKS, '')
+    .toLowerCase();
 }
 
 const lookup = new Map<string, ChatIntent['kind']>();

@@ -40,7 +40,13 @@ export function replyText(cfg: ChatConfig, facts: ReplyFacts): string {
       // every login says how to undo it
       return `${fill(t.signedIn, { app })} ${fill(t.undoHint, { app })}`;
     case 'confirm':
-      return fill(t.confirm, { app, device: facts.origin.device, place: facts.origin.ip, time: timeFormat(cfg).format(facts.requestedAt), number: facts.question });
+      return fill(t.confirm, {
+        app,
+        device: facts.origin.device,
+        place: facts.origin.ip,
+        time: timeFormat(cfg).format(facts.requestedAt),
+        number: facts.question,
+      });
     case 'which-one': {
       const list = facts.open.map((q) => `${q.question}: ${q.origin.device}, ${q.origin.ip}, ${timeFormat(cfg).format(q.requestedAt)}`).join('; ');
       return fill(t.whichOne, { app, count: facts.open.length, list, example: facts.open[0]?.question ?? '' });

@@ -104,7 +104,9 @@ export function renderLoginPage(model: LoginPageModel): string {
   const code = flow.kind === 'interaction' ? flow : undefined;
   const title = flow.kind === 'interaction' ? e(t.titleFor, { name: brand.name }) : e(t.title);
   const [validBefore, validAfter] = e(t.validFor).split('{time}') as [string, string?];
-  const number = model.whatsappNumber ? `\n        <p class="number" id="number">${e(t.writeTo).replace('{number}', `<strong>+${model.whatsappNumber}</strong>`)}</p>` : '';
+  const number = model.whatsappNumber
+    ? `\n        <p class="number" id="number">${e(t.writeTo).replace('{number}', `<strong>+${model.whatsappNumber}</strong>`)}</p>`
+    : '';
   // the button first (on a phone it is the way: style.css moves it below the code on wide screens)
   const main = `<main id="app" data-flow="${flow.kind}" data-status="starting">
   <h1>${title}</h1>

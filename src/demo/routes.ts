@@ -25,7 +25,8 @@ const emojiAssets = (): Record<string, Asset> =>
   Object.fromEntries(EMOJI_ALPHABET.map((e) => [emojiImageName(e), { file: require.resolve(`@twemoji/svg/${emojiImageName(e)}`), type: SVG }]));
 
 /** The page's language for this request (`Accept-Language`, else the chat's). */
-export const requestLanguage = (ctx: Pick<AppContext, 'acceptsLanguages'>, fallback: PageLanguage): PageLanguage => pageLanguage(ctx.acceptsLanguages(), fallback);
+export const requestLanguage = (ctx: Pick<AppContext, 'acceptsLanguages'>, fallback: PageLanguage): PageLanguage =>
+  pageLanguage(ctx.acceptsLanguages(), fallback);
 
 export function registerLoginPageAssets(router: AppRouter): void {
   registerAssets(router, '/demo', {
@@ -52,7 +53,10 @@ export function loginPageRoutes(config: Config): (router: AppRouter) => void {
 export function registerDemoRoutes(router: AppRouter, config: Config): void {
   const { whatsappNumber } = config.demo;
   const pages = new Map(
-    PAGE_LANGUAGES.map((lang) => [lang, encode(renderLoginPage({ brand: { name: config.replies.appName }, flow: { kind: 'client', whatsappNumber }, lang, whatsappNumber }))]),
+    PAGE_LANGUAGES.map((lang) => [
+      lang,
+      encode(renderLoginPage({ brand: { name: config.replies.appName }, flow: { kind: 'client', whatsappNumber }, lang, whatsappNumber })),
+    ]),
   );
   router.get('/', (ctx) => {
     ctx.type = 'text/html; charset=utf-8';

@@ -161,11 +161,23 @@ export const PAGE_TEXTS: Record<PageLanguage, PageTexts> = {
 };
 
 /** `{name}` placeholders filled from `values`; an unknown one is left as it is. */
-export const fillText = (text: string, values: Record<string, string>): string => text.replace(/\{(\w+)\}/g, (m, k: string) => (Object.hasOwn(values, k) ? values[k]! : m));
+export const fillText = (text: string, values: Record<string, string>): string =>
+  text.replace(/\{(\w+)\}/g, (m, k: string) => (Object.hasOwn(values, k) ? values[k]! : m));
 
 const SCRIPT_KEYS: (keyof ScriptTexts)[] = [
-  'starting', 'renewing', 'waiting', 'awaitingConfirmation', 'signedIn', 'redirecting', 'expired', 'denied', 'failed',
-  'renewed', 'cannotStart', 'cannotContinue', 'openWhatsAppWith',
+  'starting',
+  'renewing',
+  'waiting',
+  'awaitingConfirmation',
+  'signedIn',
+  'redirecting',
+  'expired',
+  'denied',
+  'failed',
+  'renewed',
+  'cannotStart',
+  'cannotContinue',
+  'openWhatsAppWith',
 ];
 
 /** The texts the script needs, for the page's data. */

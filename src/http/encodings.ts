@@ -17,7 +17,9 @@ export function encode(body: Buffer | string): Encoded {
   const identity = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
   return {
     identity,
-    br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+    br: brotliCompressSync(identity, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length },
+    }),
     gzip: gzipSync(identity, { level: 9 }),
   };
 }

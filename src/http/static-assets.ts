@@ -32,19 +32,21 @@ async function load(asset: Asset): Promise<Encoded | Buffer> {
  */
 export function registerAssets(router: AppRouter, prefix: string, assets: Record<string, Asset>): void {
   const cache = new Map<string, Encoded | Buffer>();
-  const serve = (name: string) => async (ctx: AppContext): Promise<void> => {
-    const asset = Object.hasOwn(assets, name) ? assets[name] : undefined;
-    if (!asset) throw new AppError('NOT_FOUND');
-    let body = cache.get(name);
-    if (body === undefined) {
-      body = await load(asset);
-      cache.set(name, body);
-    }
-    ctx.type = asset.type;
-    ctx.set('Cache-Control', 'public, max-age=3600');
-    if (Buffer.isBuffer(body)) ctx.body = body;
-    else sendEncoded(ctx, body);
-  };
+  const serve =
+    (name: string) =>
+    async (ctx: AppContext): Promise<void> => {
+      const asset = Object.hasOwn(assets, name) ? assets[name] : undefined;
+      if (!asset) throw new AppError('NOT_FOUND');
+      let body = cache.get(name);
+      if (body === undefined) {
+        body = await load(asset);
+        cache.set(name, body);
+      }
+      ctx.type = asset.type;
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      if (Buffer.isBuffer(body)) ctx.body = body;
+      else sendEncoded(ctx, body);
+    };
   if (prefix === '') for (const name of Object.keys(assets)) router.get(`/${name}`, serve(name));
   else router.get(`${prefix}/:asset`, (ctx) => serve(ctx.params.asset ?? '')(ctx));
 }

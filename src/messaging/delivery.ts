@@ -45,10 +45,21 @@ export class DeliveryTracker {
    * and apply the statuses that arrived before it, dropping them only once applied, so a crash
    * between the steps (gateway id and job are on different slots) loses none.
    */
-  private async track(jobId: string, status: TrackedStatus, channel: string, gatewayId: string | null, error: string, fields: Record<string, string>): Promise<void> {
+  private async track(
+    jobId: string,
+    status: TrackedStatus,
+    channel: string,
+    gatewayId: string | null,
+    error: string,
+    fields: Record<string, string>,
+  ): Promise<void> {
     const pairs = Object.entries(fields).flat();
     const apply = (early: string[]) =>
-      this.scripts.run('delivery-apply', [this.keys.outbound(jobId)], ['1', status, Date.now(), this.ttlSeconds, error, gatewayId ?? '', pairs.length / 2, ...pairs, ...early]);
+      this.scripts.run(
+        'delivery-apply',
+        [this.keys.outbound(jobId)],
+        ['1', status, Date.now(), this.ttlSeconds, error, gatewayId ?? '', pairs.length / 2, ...pairs, ...early],
+      );
     if (!gatewayId) {
       await apply([]);
       return;
@@ -66,7 +77,11 @@ export class DeliveryTracker {
 
   /** The gateway took it; `gatewayId` is its id there (null when the gateway gave none). */
   sent(jobId: string, m: { kind: OutboundKind; channel: string; country?: string }, gatewayId: string | null): Promise<unknown> {
-    return this.track(jobId, 'sent', m.channel, gatewayId, '', { kind: m.kind, channel: m.channel, ...(m.country !== undefined ? { country: m.country } : {}) });
+    return this.track(jobId, 'sent', m.channel, gatewayId, '', {
+      kind: m.kind,
+      channel: m.channel,
+      ...(m.country !== undefined ? { country: m.country } : {}),
+    });
   }
 
   /**

@@ -119,7 +119,10 @@ function cloudStatuses(statuses: unknown[], channel: string | undefined, out: Co
     if (channel === undefined || typeof s.id !== 'string' || status === null || !STATUSES.has(status)) continue;
     const seconds = Number(s.timestamp);
     const p = isObj(s.pricing) ? s.pricing : null;
-    const pricing = p && typeof p.billable === 'boolean' ? { billable: p.billable, category: str(p.category) ?? 'unknown', model: str(p.pricing_model) ?? 'unknown', type: str(p.type) ?? 'unknown' } : null;
+    const pricing =
+      p && typeof p.billable === 'boolean'
+        ? { billable: p.billable, category: str(p.category) ?? 'unknown', model: str(p.pricing_model) ?? 'unknown', type: str(p.type) ?? 'unknown' }
+        : null;
     out.statuses.push({
       channel,
       gatewayId: s.id,

@@ -132,7 +132,14 @@ function upsert(data: unknown, instance: string, channel: string): Normalised {
 
   const rawId = str(key.id) ?? contentId(data);
   if (rawId === null) return { kind: 'invalid', reason: 'data is nested too deeply' };
-  const one: InboundMessage = { provider: 'evolution', id: messageKey('evolution', instance, rawId), channel, ...sender, text: content.text, displayName: str(data.pushName) };
+  const one: InboundMessage = {
+    provider: 'evolution',
+    id: messageKey('evolution', instance, rawId),
+    channel,
+    ...sender,
+    text: content.text,
+    displayName: str(data.pushName),
+  };
   if (edit) one.editOf = messageKey('evolution', instance, (edit.key as Obj).id as string);
   return done({ ...collected(), messages: [one] });
 }
@@ -197,7 +204,8 @@ function update(data: unknown, instance: string, channel: string, at: number): N
     }
     const key = isObj(item.key) ? item.key : item;
     const change = isObj(item.update) ? item.update : item;
-    const newText = isObj(change.message) && isObj(change.message.editedMessage) && isObj(change.message.editedMessage.message) ? change.message.editedMessage.message : null;
+    const newText =
+      isObj(change.message) && isObj(change.message.editedMessage) && isObj(change.message.editedMessage.message) ? change.message.editedMessage.message : null;
     const id = str(key.id) ?? str(item.keyId);
     if (newText && id !== null && key.fromMe === false) {
       const content = textOf(newText);
@@ -205,7 +213,15 @@ function update(data: unknown, instance: string, channel: string, at: number): N
       if ('ignore' in content || sender === null || notAChat(str(key.remoteJid) ?? '')) out.ignored.push('not-text');
       else {
         const stamp = String(change.messageTimestamp ?? contentId(newText) ?? '');
-        out.messages.push({ provider: 'evolution', id: messageKey('evolution', instance, `edit\0${id}\0${stamp}`), channel, ...sender, text: content.text, displayName: null, editOf: messageKey('evolution', instance, id) });
+        out.messages.push({
+          provider: 'evolution',
+          id: messageKey('evolution', instance, `edit\0${id}\0${stamp}`),
+          channel,
+          ...sender,
+          text: content.text,
+          displayName: null,
+          editOf: messageKey('evolution', instance, id),
+        });
       }
       continue;
     }

@@ -13,17 +13,7 @@ import type { InboundMessage } from '../chat/message.js';
  * among a Cloud API batch is ignored as `malformed`, so it does not cost the others.
  * Shapes and their sources: test/fixtures/gateways/README.md.
  */
-export type IgnoreReason =
-  | 'event-kind'
-  | 'from-me'
-  | 'group'
-  | 'broadcast'
-  | 'status-update'
-  | 'reaction'
-  | 'media'
-  | 'not-text'
-  | 'no-phone'
-  | 'malformed';
+export type IgnoreReason = 'event-kind' | 'from-me' | 'group' | 'broadcast' | 'status-update' | 'reaction' | 'media' | 'not-text' | 'no-phone' | 'malformed';
 
 /** Where one of our sent messages got to, as the gateway reports it. */
 export type DeliveryStatus = 'sent' | 'delivered' | 'read' | 'failed';
@@ -105,4 +95,3 @@ export interface Collected {
 export const collected = (): Collected => ({ messages: [], ignored: [], statuses: [], deliveryFailures: [] });
 export const done = (c: Collected): Normalised => ({ kind: 'messages', ...c });
 export const ignoredOne = (reason: IgnoreReason): Normalised => done({ ...collected(), ignored: [reason] });
-

@@ -12,9 +12,7 @@ import { USER_PREFIX } from './providers/cloud.js';
  */
 export function replyAddress(message: InboundMessage, defaultChannel: string): { channel: string; to: string } | null {
   const to =
-    message.replyTo ??
-    message.phone ??
-    (message.userId !== undefined ? USER_PREFIX + message.userId : message.lid !== undefined ? `${message.lid}@lid` : null);
+    message.replyTo ?? message.phone ?? (message.userId !== undefined ? USER_PREFIX + message.userId : message.lid !== undefined ? `${message.lid}@lid` : null);
   return to === null ? null : { channel: message.channel ?? defaultChannel, to };
 }
 

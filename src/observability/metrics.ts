@@ -236,7 +236,7 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
   });
   const identityEvents = new client.Counter({
     name: `${PREFIX}identity_events_total`,
-    help: 'Accounts moved to a new number (number-changed), recycled numbers that did not open the previous owner\'s account (recycled-refused), identifiers left on another account (conflict)',
+    help: "Accounts moved to a new number (number-changed), recycled numbers that did not open the previous owner's account (recycled-refused), identifiers left on another account (conflict)",
     labelNames: ['event'] as const,
     registers: workerRegs,
   });
@@ -249,15 +249,21 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
   return {
     registry,
     web: {
-      requestDone: (method, route, status, seconds) =>
-        httpDuration.observe({ method: methodLabel(method), route, status: String(status) }, seconds),
+      requestDone: (method, route, status, seconds) => httpDuration.observe({ method: methodLabel(method), route, status: String(status) }, seconds),
       webhookRejected: () => rejected.inc(),
       webhookRefused: (reason) => refused.inc({ reason }),
       webhookIgnored: (reason) => ignored.inc({ reason }),
       webhookDropped: (reason) => dropped.inc({ reason }),
       deliveryStatus: (gateway, status, result) => statuses.inc({ gateway, status, result }),
       replyPriced: (kind, channel, country, pricing) =>
-        priced.inc({ kind, ...channelLabels(channel), country, category: word(pricing.category), pricing_model: word(pricing.model.toLowerCase()), billable: String(pricing.billable) }),
+        priced.inc({
+          kind,
+          ...channelLabels(channel),
+          country,
+          category: word(pricing.category),
+          pricing_model: word(pricing.model.toLowerCase()),
+          billable: String(pricing.billable),
+        }),
       wrongGuess: (action) => wrongGuesses.inc({ action }),
       collision: (kind) => collisions.inc({ kind }),
       rateLimited: (limit) => rateLimited.inc({ limit }),

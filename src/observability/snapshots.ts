@@ -34,7 +34,11 @@ export function startSnapshotPublisher(opts: {
   const publish = async (): Promise<void> => {
     const snapshot: Snapshot = { at: Date.now(), metrics: (await opts.registry.getMetricsAsJSON()) as MetricJson[] };
     // the hash outlives its last writer by a while, then goes (dead fields are pruned on scrape)
-    await opts.redis.multi().hset(opts.key, opts.node, JSON.stringify(snapshot)).pexpire(opts.key, 20 * opts.intervalMs + 60_000).exec();
+    await opts.redis
+      .multi()
+      .hset(opts.key, opts.node, JSON.stringify(snapshot))
+      .pexpire(opts.key, 20 * opts.intervalMs + 60_000)
+      .exec();
   };
   const timer = setInterval(() => {
     publish().catch((err: unknown) => opts.log.debug('metrics snapshot not written', { error: String(err) }));

@@ -70,7 +70,9 @@ export function redisAdapterFactory(redis: RedisClient, keys: Keys, logins: Oidc
         if (payload.accountId) {
           const a = keys.oidcAccount(payload.accountId);
           // scored by expiry: what has expired by itself is dropped here, so the index stays the size of what lives
-          const index = on().zremrangebyscore(a, '-inf', now).zadd(a, ...made.flatMap((m) => [expiresIn ? now + expiresIn * 1000 : '+inf', m]));
+          const index = on()
+            .zremrangebyscore(a, '-inf', now)
+            .zadd(a, ...made.flatMap((m) => [expiresIn ? now + expiresIn * 1000 : '+inf', m]));
           if (expiresIn) index.expire(a, expiresIn, 'GT').expire(a, expiresIn, 'NX');
           if (grantList) {
             const l = keys.oidcLogins(payload.accountId);

@@ -42,10 +42,11 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
   const pinKey = cookieKeys(services, oidc)[0]!;
   let provider: Promise<Provider> | undefined;
   // built on first use: it signs with the key ring, which may load after the process starts
-  const op = (): Promise<Provider> => (provider ??= createProvider(services, oidc).catch((err: unknown) => {
-    provider = undefined;
-    throw err;
-  }));
+  const op = (): Promise<Provider> =>
+    (provider ??= createProvider(services, oidc).catch((err: unknown) => {
+      provider = undefined;
+      throw err;
+    }));
   const stateKey = (uid: string): string => keys.oidcInteractionLogin(uid);
   const pinFor = (uid: string, attempt: string): string => `oidc-${createHmac('sha256', pinKey).update(`${uid}:${attempt}`).digest('base64url')}`;
   const interactionPath = new RegExp(`^${mount.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/${INTERACTION_SEGMENT}/([A-Za-z0-9_-]{1,64})(/status)?$`);
@@ -93,7 +94,12 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
   const finish = async (ctx: Ctx, accountId: string, grantId: string, ts?: number): Promise<string> => {
     // the browser it came from, for the person's list of sessions
     await oidcLogins.noteBrowser(accountId, grantId, originOf(ctx.get('user-agent'), ctx.ip));
-    return (await op()).interactionResult(ctx.req, ctx.res, { login: { accountId, ...(ts === undefined ? {} : { ts }) }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    return (await op()).interactionResult(
+      ctx.req,
+      ctx.res,
+      { login: { accountId, ...(ts === undefined ? {} : { ts }) }, consent: { grantId } },
+      { mergeWithLastSubmission: false },
+    );
   };
 
   /** Ends the interaction refused: the app hears access_denied. */
@@ -170,7 +176,10 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
     };
     // the shared login page (src/demo/page.ts) and its assets from this origin; nothing inline runs
     const images = ["'self'", 'data:', ...imageOrigins(page)].join(' ');
-    ctx.set('Content-Security-Policy', `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src ${images}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`);
+    ctx.set(
+      'Content-Security-Policy',
+      `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src ${images}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    );
     ctx.set('Cache-Control', 'no-store');
     ctx.vary('Accept-Language');
     ctx.type = 'html';
@@ -208,7 +217,11 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
       // The chat login opened a pin-auth session nobody holds: the app gets OIDC tokens instead.
       const claims = tokens.verify(parseLoginResult(outcome.resultJson).token, 'access');
       // one poll finishes (on any node): the others see the claim, then its answer
-      const [[, claimed]] = (await redis.multi().hsetnx(key, 'f', Date.now()).expire(key, FINISH_MS / 1000, 'NX').exec()) as [[Error | null, number]];
+      const [[, claimed]] = (await redis
+        .multi()
+        .hsetnx(key, 'f', Date.now())
+        .expire(key, FINISH_MS / 1000, 'NX')
+        .exec()) as [[Error | null, number]];
       if (claimed !== 1) {
         ctx.body = { state: 'pending' };
         return;
@@ -264,7 +277,11 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
           // the page's poll: the API's error body
           if (foreign) throw err;
           ctx.status = e.statusCode!;
-          ctx.body = { success: false, error: e.error ?? 'invalid_request', message: e.error_description ?? 'Sign-in session ended; start again from the application' };
+          ctx.body = {
+            success: false,
+            error: e.error ?? 'invalid_request',
+            message: e.error_description ?? 'Sign-in session ended; start again from the application',
+          };
           return;
         }
         // a person opened the page: a page tells them what to do (nothing of the sign-in is on it)

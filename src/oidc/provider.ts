@@ -119,7 +119,11 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: (ctx, form) =>
-          page(ctx, 'Sign out?', `${form}<p class="actions"><button autofocus type="submit" form="op.logoutForm" value="yes" name="logout" class="button primary">Yes, sign me out</button><button type="submit" form="op.logoutForm" class="button">No, stay signed in</button></p>`),
+          page(
+            ctx,
+            'Sign out?',
+            `${form}<p class="actions"><button autofocus type="submit" form="op.logoutForm" value="yes" name="logout" class="button primary">Yes, sign me out</button><button type="submit" form="op.logoutForm" class="button">No, stay signed in</button></p>`,
+          ),
         postLogoutSuccessSource: (ctx) => page(ctx, 'Signed out', '<p>You are signed out.</p>'),
       },
     },

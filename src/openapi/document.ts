@@ -54,7 +54,12 @@ function components(): Record<string, object> {
 const SECURITY: Record<Auth, object> = {
   bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'access token from check-login or auth-success' },
   bearerExpiredOk: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'access token; may be expired' },
-  webhook: { type: 'apiKey', in: 'header', name: 'X-Hub-Signature-256', description: 'sha256=<HMAC of the body with WEBHOOK_SECRET>, or `Authorization: Bearer <Evolution API JWT>` with WEBHOOK_JWT_KEY' },
+  webhook: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Hub-Signature-256',
+    description: 'sha256=<HMAC of the body with WEBHOOK_SECRET>, or `Authorization: Bearer <Evolution API JWT>` with WEBHOOK_JWT_KEY',
+  },
   admin: { type: 'http', scheme: 'basic', description: 'ADMIN_USER / ADMIN_PASSWORD' },
   metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (or the admin basic-auth login)' },
   verifyToken: { type: 'apiKey', in: 'query', name: 'hub.verify_token', description: 'WEBHOOK_VERIFY_TOKEN' },
@@ -71,7 +76,8 @@ export function routeErrors(route: RouteDoc): ErrorCode[] {
   return [...codes];
 }
 
-const exampleOf = (values: Record<string, string> | undefined, name: string): { example?: string } => (values?.[name] !== undefined ? { example: values[name] } : {});
+const exampleOf = (values: Record<string, string> | undefined, name: string): { example?: string } =>
+  values?.[name] !== undefined ? { example: values[name] } : {};
 
 function operation(route: RouteDoc): object {
   const types = [route.ok.contentType ?? 'application/json'].flat();
@@ -79,7 +85,10 @@ function operation(route: RouteDoc): object {
     '200': {
       description: route.ok.description,
       content: Object.fromEntries(
-        types.map((t) => [t, route.ok.schema ? { schema: ref(route.ok.schema), ...(route.example?.ok !== undefined ? { example: route.example.ok } : {}) } : {}]),
+        types.map((t) => [
+          t,
+          route.ok.schema ? { schema: ref(route.ok.schema), ...(route.example?.ok !== undefined ? { example: route.example.ok } : {}) } : {},
+        ]),
       ),
     },
   };
@@ -100,8 +109,21 @@ function operation(route: RouteDoc): object {
     };
   }
   const parameters = [
-    ...Object.entries(route.params ?? {}).map(([name, description]) => ({ name, in: 'path', required: true, description, schema: { type: 'string' }, ...exampleOf(route.example?.params, name) })),
-    ...Object.entries(route.query ?? {}).map(([name, description]) => ({ name, in: 'query', description, schema: { type: 'string' }, ...exampleOf(route.example?.query, name) })),
+    ...Object.entries(route.params ?? {}).map(([name, description]) => ({
+      name,
+      in: 'path',
+      required: true,
+      description,
+      schema: { type: 'string' },
+      ...exampleOf(route.example?.params, name),
+    })),
+    ...Object.entries(route.query ?? {}).map(([name, description]) => ({
+      name,
+      in: 'query',
+      description,
+      schema: { type: 'string' },
+      ...exampleOf(route.example?.query, name),
+    })),
   ];
   return {
     tags: [route.tag],
@@ -111,7 +133,12 @@ function operation(route: RouteDoc): object {
     ...(parameters.length ? { parameters } : {}),
     ...(route.auth ? { security: [{ [route.auth]: [] }] } : {}),
     ...(route.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: ref(route.body), ...(route.example?.body !== undefined ? { example: route.example.body } : {}) } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref(route.body), ...(route.example?.body !== undefined ? { example: route.example.body } : {}) } },
+          },
+        }
       : {}),
     responses,
   };

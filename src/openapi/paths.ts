@@ -81,7 +81,7 @@ const webhook = (path: string, summary: string, params?: Record<string, string>,
     'Evolution API JWT (WEBHOOK_JWT_KEY), a static bearer key (WEBHOOK_BEARER_KEY) or the path secret (WEBHOOK_PATH_SECRET). ' +
     'Header credentials are checked before the body is read (401 unread); a signed body is hashed as it arrives. Events that are not logins are ' +
     'answered 200 and counted as ignored; an authenticated body over 1 MiB is dropped with a 200 (a gateway would retry a 413); too many ' +
-    'requests at once from one network, or unverified bytes over the node\'s budget, are 429.',
+    "requests at once from one network, or unverified bytes over the node's budget, are 429.",
   auth: 'webhook',
   ...(params ? { params } : {}),
   body: { type: 'object', description: 'the gateway event as the gateway sends it (see docs/gateways.md)' },
@@ -107,7 +107,8 @@ export const ROUTES: RouteDoc[] = [
     path: '/.well-known/jwks.json',
     tag: 'session',
     summary: 'The public keys tokens are verified with (check a token offline, without a secret)',
-    description: 'Cacheable for 5 minutes; a new key is published at least that long before it signs. The OpenID provider (when OIDC_CLIENTS is set) serves the same set as its jwks_uri; its own endpoints live under /oidc (see docs/oidc.md and its discovery document).',
+    description:
+      'Cacheable for 5 minutes; a new key is published at least that long before it signs. The OpenID provider (when OIDC_CLIENTS is set) serves the same set as its jwks_uri; its own endpoints live under /oidc (see docs/oidc.md and its discovery document).',
     ok: { description: 'the key set', schema: res.jwksResponseSchema, contentType: 'application/jwk-set+json' },
     errors: [],
   },
@@ -117,12 +118,15 @@ export const ROUTES: RouteDoc[] = [
     tag: 'login',
     summary: 'Register a PIN with the emoji string the person will send',
     description:
-      'Starts a login. The person then sends `PIN: <emoji string>` (or the bare emoji string) to the service\'s WhatsApp number. ' +
+      "Starts a login. The person then sends `PIN: <emoji string>` (or the bare emoji string) to the service's WhatsApp number. " +
       'Registering the same PIN and emoji string again while pending is idempotent (same pinId, seconds left). ' +
       'Send an `Idempotency-Key` header (or `idempotencyKey` in the body), new for each attempt and the same on its retries: a retry of an attempt that was applied (a 503 or a lost answer) then gets the same pinId and emoji string, also when the server draws the string.',
     body: req.registerPinSchema,
     ok: { description: 'registered (or already registered)', schema: res.registerPinResponseSchema },
-    example: { body: { pin: EX.pin }, ok: { success: true, message: 'PIN registered', pinId: 'Tl0PgBG7ah1HeCAaLo_lyQ', expiresIn: 180, emojiString: '🍎🚀🐱🐶🌵🎲🦊🍩' } },
+    example: {
+      body: { pin: EX.pin },
+      ok: { success: true, message: 'PIN registered', pinId: 'Tl0PgBG7ah1HeCAaLo_lyQ', expiresIn: 180, emojiString: '🍎🚀🐱🐶🌵🎲🦊🍩' },
+    },
     errors: ['LOGIN_DENIED', 'RATE_LIMITED', 'NETWORK_ERROR'],
   },
   {
@@ -130,7 +134,8 @@ export const ROUTES: RouteDoc[] = [
     path: '/check-login',
     tag: 'login',
     summary: 'Poll a registration: pending, or the tokens (once)',
-    description: 'Verified results are handed out once (then 404) and stay collectable at least VERIFIED_GRACE_SECONDS after the login. Poll at most once a second.',
+    description:
+      'Verified results are handed out once (then 404) and stay collectable at least VERIFIED_GRACE_SECONDS after the login. Poll at most once a second.',
     body: req.checkLoginSchema,
     ok: { description: 'pending, or verified with tokens', schema: res.checkLoginResponseSchema },
     example: { body: { pin: EX.pin }, ok: { success: true, verified: true, token: EX.jwt, refreshToken: EX.jwt, user: EX.user } },
@@ -141,7 +146,8 @@ export const ROUTES: RouteDoc[] = [
     path: '/refresh-token',
     tag: 'session',
     summary: 'Rotate the refresh token (or get a new pair by user id)',
-    description: '`{refreshToken}` rotates it: presenting a spent one closes the whole session. `{id}` needs an unexpired access token of that user. The bearer access token may be expired.',
+    description:
+      '`{refreshToken}` rotates it: presenting a spent one closes the whole session. `{id}` needs an unexpired access token of that user. The bearer access token may be expired.',
     auth: 'bearerExpiredOk',
     body: req.refreshSchema,
     ok: { description: 'a new access and refresh token', schema: res.tokenPairSchema },
@@ -180,7 +186,16 @@ export const ROUTES: RouteDoc[] = [
       ok: {
         success: true,
         sessions: [
-          { id: EX.sessionId, kind: 'app', createdAt: '2026-12-01T21:00:00.000Z', lastUsedAt: '2026-12-01T21:10:00.000Z', expiresAt: '2026-12-31T21:10:00.000Z', device: 'Chrome on Windows', ip: '203.0.113.x', current: true },
+          {
+            id: EX.sessionId,
+            kind: 'app',
+            createdAt: '2026-12-01T21:00:00.000Z',
+            lastUsedAt: '2026-12-01T21:10:00.000Z',
+            expiresAt: '2026-12-31T21:10:00.000Z',
+            device: 'Chrome on Windows',
+            ip: '203.0.113.x',
+            current: true,
+          },
         ],
       },
     },
@@ -190,9 +205,10 @@ export const ROUTES: RouteDoc[] = [
     method: 'delete',
     path: '/sessions/:id',
     tag: 'session',
-    summary: 'Close one of the caller\'s sessions, or end one OpenID login (`oidc.` ids: its grant, tokens and provider sessions); its tokens are refused from then on',
+    summary:
+      "Close one of the caller's sessions, or end one OpenID login (`oidc.` ids: its grant, tokens and provider sessions); its tokens are refused from then on",
     auth: 'bearer',
-    params: { id: 'a session id from GET /sessions (an OpenID login\'s starts with `oidc.`)' },
+    params: { id: "a session id from GET /sessions (an OpenID login's starts with `oidc.`)" },
     ok: { description: 'closed', schema: res.messageResponseSchema },
     example: { params: { id: EX.sessionId }, ok: { success: true, message: 'Session closed' } },
     errors: ['AUTHENTICATION_FAILED', 'VALIDATION_ERROR', 'SESSION_NOT_FOUND', 'NETWORK_ERROR'],
@@ -201,7 +217,7 @@ export const ROUTES: RouteDoc[] = [
     method: 'delete',
     path: '/sessions',
     tag: 'session',
-    summary: 'Sign out everywhere: close all of the caller\'s sessions and end every OpenID login',
+    summary: "Sign out everywhere: close all of the caller's sessions and end every OpenID login",
     auth: 'bearer',
     ok: { description: 'closed', schema: res.signOutEverywhereResponseSchema },
     example: { ok: { success: true, message: 'Signed out everywhere', closed: 2 } },
@@ -214,8 +230,14 @@ export const ROUTES: RouteDoc[] = [
     summary: 'Queue a WhatsApp message to a phone number',
     auth: 'bearer',
     body: req.sendMessageSchema,
-    example: { body: { phoneNumber: '+5511999998888', message: 'Your table is ready.' }, ok: { success: true, message: 'Message queued', messageId: 'msg_3EB0C431C26A1916E0A7', channel: 'evolution:main' } },
-    ok: { description: 'queued (sent by a worker, retried with backoff), headed by who sent it; a text carrying a sign-in code or a chat answer is 400', schema: res.sendMessageResponseSchema },
+    example: {
+      body: { phoneNumber: '+5511999998888', message: 'Your table is ready.' },
+      ok: { success: true, message: 'Message queued', messageId: 'msg_3EB0C431C26A1916E0A7', channel: 'evolution:main' },
+    },
+    ok: {
+      description: 'queued (sent by a worker, retried with backoff), headed by who sent it; a text carrying a sign-in code or a chat answer is 400',
+      schema: res.sendMessageResponseSchema,
+    },
     errors: ['AUTHENTICATION_FAILED', 'IDEMPOTENCY_KEY_REUSED', 'RATE_LIMITED', 'NETWORK_ERROR'],
   },
   {
@@ -228,19 +250,38 @@ export const ROUTES: RouteDoc[] = [
     params: { id: 'the messageId /send-message answered' },
     example: {
       params: { id: 'msg_3EB0C431C26A1916E0A7' },
-      ok: { success: true, messageId: 'msg_3EB0C431C26A1916E0A7', status: 'delivered', channel: 'evolution:main', kind: 'relayed', gatewayMessageId: '3EB0C431C26A1916E0A8', at: { queued: 1764600000000, sent: 1764600000400, delivered: 1764600001900 }, error: null },
+      ok: {
+        success: true,
+        messageId: 'msg_3EB0C431C26A1916E0A7',
+        status: 'delivered',
+        channel: 'evolution:main',
+        kind: 'relayed',
+        gatewayMessageId: '3EB0C431C26A1916E0A8',
+        at: { queued: 1764600000000, sent: 1764600000400, delivered: 1764600001900 },
+        error: null,
+      },
     },
     ok: { description: 'its delivery record', schema: res.messageStatusResponseSchema },
     errors: ['AUTHENTICATION_FAILED', 'VALIDATION_ERROR', 'MESSAGE_NOT_FOUND', 'NETWORK_ERROR'],
   },
   webhook('/messaging-endpoint', "The gateway's webhook (Evolution API or WhatsApp Cloud API events)"),
-  webhook('/messaging-endpoint/:first', 'The webhook with an Evolution by-events suffix (`/messages-upsert`) or a WEBHOOK_PATH_SECRET segment', {
-    first: 'an Evolution event name in kebab case, or the WEBHOOK_PATH_SECRET',
-  }, { first: 'messages-upsert' }),
-  webhook('/messaging-endpoint/:first/:second', 'The webhook with a WEBHOOK_PATH_SECRET segment and an Evolution by-events suffix', {
-    first: 'the WEBHOOK_PATH_SECRET',
-    second: 'an Evolution event name in kebab case',
-  }, { first: 'your-webhook-path-secret', second: 'messages-upsert' }),
+  webhook(
+    '/messaging-endpoint/:first',
+    'The webhook with an Evolution by-events suffix (`/messages-upsert`) or a WEBHOOK_PATH_SECRET segment',
+    {
+      first: 'an Evolution event name in kebab case, or the WEBHOOK_PATH_SECRET',
+    },
+    { first: 'messages-upsert' },
+  ),
+  webhook(
+    '/messaging-endpoint/:first/:second',
+    'The webhook with a WEBHOOK_PATH_SECRET segment and an Evolution by-events suffix',
+    {
+      first: 'the WEBHOOK_PATH_SECRET',
+      second: 'an Evolution event name in kebab case',
+    },
+    { first: 'your-webhook-path-secret', second: 'messages-upsert' },
+  ),
   {
     method: 'get',
     path: '/messaging-endpoint',
@@ -303,7 +344,8 @@ export const ROUTES: RouteDoc[] = [
     path: '/',
     tag: 'pages',
     summary: 'Login page (when DEMO_PAGE is on)',
-    description: 'Shows the emoji string the server drew, a QR code and a wa.me link with the message prefilled, the time left, then the profile. Uses the typed client. The same page (src/demo/page.ts) is the OpenID login step. Sent brotli- or gzip-compressed when the request accepts it.',
+    description:
+      'Shows the emoji string the server drew, a QR code and a wa.me link with the message prefilled, the time left, then the profile. Uses the typed client. The same page (src/demo/page.ts) is the OpenID login step. Sent brotli- or gzip-compressed when the request accepts it.',
     ok: html('the login page'),
     errors: ['NOT_FOUND'],
   },
@@ -312,7 +354,8 @@ export const ROUTES: RouteDoc[] = [
     path: '/demo/:asset',
     tag: 'pages',
     summary: "The login page's script, styles and icon (when DEMO_PAGE is on or OpenID clients are configured)",
-    description: '`app.js` (application/javascript), `style.css` (text/css), `favicon.svg` (image/svg+xml); compressed at build, sent brotli or gzip when accepted.',
+    description:
+      '`app.js` (application/javascript), `style.css` (text/css), `favicon.svg` (image/svg+xml); compressed at build, sent brotli or gzip when accepted.',
     params: { asset: 'file name' },
     example: { params: { asset: 'style.css' } },
     ok: { description: 'JavaScript, CSS or SVG', contentType: [...ASSET_TYPES, 'image/svg+xml'] },
@@ -323,8 +366,9 @@ export const ROUTES: RouteDoc[] = [
     path: '/demo/emoji/:asset',
     tag: 'pages',
     summary: 'The pictures of the emoji the server draws (when DEMO_PAGE is on or OpenID clients are configured)',
-    description: 'One Twemoji SVG per emoji of the alphabet, named by its code point in lowercase hex (e.g. `1f34e.svg` for 🍎), so the code shows in colour where no emoji font is installed; any other name is 404.',
-    params: { asset: 'the emoji\'s code point in lowercase hex, then `.svg`' },
+    description:
+      'One Twemoji SVG per emoji of the alphabet, named by its code point in lowercase hex (e.g. `1f34e.svg` for 🍎), so the code shows in colour where no emoji font is installed; any other name is 404.',
+    params: { asset: "the emoji's code point in lowercase hex, then `.svg`" },
     example: { params: { asset: '1f34e.svg' } },
     ok: { description: 'SVG', contentType: 'image/svg+xml' },
     errors: ['NOT_FOUND'],

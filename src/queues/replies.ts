@@ -70,7 +70,11 @@ export class ChatReplies {
     const day = utcDay();
     const key = this.policy.keys.rateLimit(`reply-day:${day}:${country}`);
     // kept two days: the whole UTC day, whatever the clocks' skew
-    const [[, count]] = (await this.policy.redis.multi().incr(key).expire(key, 2 * 86400).exec()) as [[Error | null, number]];
+    const [[, count]] = (await this.policy.redis
+      .multi()
+      .incr(key)
+      .expire(key, 2 * 86400)
+      .exec()) as [[Error | null, number]];
     if (count <= cap) return true;
     if (kind !== 'confirm') this.policy.onWithheld?.(kind, 'daily-cap', country);
     // one warning per country and day, when the cap is first passed

@@ -1,13 +1,7 @@
 import type { Server, Socket } from 'socket.io';
 import type { LoginResult } from '../registrations/login-result.js';
 import { AppError } from '../errors.js';
-import {
-  registrationRoom,
-  SERVER_EVENTS,
-  type AwaitingConfirmationPayload,
-  type PinErrorPayload,
-  type PinExpiredPayload,
-} from './events.js';
+import { registrationRoom, SERVER_EVENTS, type AwaitingConfirmationPayload, type PinErrorPayload, type PinExpiredPayload } from './events.js';
 import { forget, heldPin, tell, type HeldPin } from './socket-state.js';
 
 /**
@@ -68,7 +62,12 @@ export function deliverEnded(io: Server, pinHash: string, pinId: string, code: '
   let sent = 0;
   for (const { socket, held } of holders(io, pinHash)) {
     if (held.pinId !== null && held.pinId !== pinId) continue;
-    tell(socket, pinHash, held, { event: SERVER_EVENTS.pinError, payload: { error: denied.code, message: denied.message } satisfies PinErrorPayload, pinId, ends: true });
+    tell(socket, pinHash, held, {
+      event: SERVER_EVENTS.pinError,
+      payload: { error: denied.code, message: denied.message } satisfies PinErrorPayload,
+      pinId,
+      ends: true,
+    });
     sent++;
   }
   return sent;

@@ -40,10 +40,7 @@ export interface PinExpiredPayload {
 }
 
 /** What an acknowledgement callback receives: the event's payload plus `success`. */
-export type AckPayload =
-  | ({ success: true } & PinRegisteredPayload)
-  | { success: true; pinId: string }
-  | ({ success: false } & PinErrorPayload);
+export type AckPayload = ({ success: true } & PinRegisteredPayload) | { success: true; pinId: string } | ({ success: false } & PinErrorPayload);
 
 /**
  * Between servers (worker → every web node, through the adapter's request channel). The worker

@@ -3,13 +3,7 @@ import { AppError, toAppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Registrations } from '../registrations/service.js';
 import { validate } from '../validation/validate.js';
-import {
-  CLIENT_EVENTS,
-  SERVER_EVENTS,
-  type AckPayload,
-  type PinErrorPayload,
-  type PinRegisteredPayload,
-} from './events.js';
+import { CLIENT_EVENTS, SERVER_EVENTS, type AckPayload, type PinErrorPayload, type PinRegisteredPayload } from './events.js';
 import { forget, heldCount, heldPin, hold, MAX_PINS_PER_CONNECTION, release, socketData } from './socket-state.js';
 import type { EventThrottle } from './throttle.js';
 

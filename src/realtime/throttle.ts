@@ -7,9 +7,7 @@ import { RateLimiterRes, type RateLimiterMemory } from 'rate-limiter-flexible';
  * acknowledgement, so a flooding socket costs next to nothing and can't starve the others.
  * A connection that keeps sending far past its budget is cut.
  */
-export type Verdict =
-  | { admit: true }
-  | { admit: false; retryAfter: number; notify: boolean; cut: boolean };
+export type Verdict = { admit: true } | { admit: false; retryAfter: number; notify: boolean; cut: boolean };
 
 /** Events in one window, as a multiple of the budget, past which the connection is cut. */
 export const CUT_FACTOR = 10;

@@ -78,10 +78,7 @@ export type ClaimReply =
   /** one step run (a cluster): the next step, the chain's state, and the keys it names as (kind, a, b) */
   | { kind: 'next'; step: string; stateJson: string; keys: [string, string, string][] };
 
-export type RotateReply =
-  | { kind: 'ok' | 'closed' | 'nouser' | 'reuse' }
-  | { kind: 'again'; pairJson: string }
-  | { kind: 'roles'; rolesJson: string };
+export type RotateReply = { kind: 'ok' | 'closed' | 'nouser' | 'reuse' } | { kind: 'again'; pairJson: string } | { kind: 'roles'; rolesJson: string };
 
 export interface SessionRow {
   sessionId: string;
@@ -126,7 +123,15 @@ const DEFS = {
     if (r[0] === 'create' || r[0] === 'decoy') return { kind: r[0], expiresAt: Number(r[1]) };
     const [, outcome = '', pinId = '', msLeft, state = '', expiresAt, index] = r;
     const allowed = ['existing', 'decoy', 'again', 'denied', 'created', 'contested'] as const;
-    return { kind: 'answer', outcome: one(outcome, allowed, 'register'), pinId, msLeft: Number(msLeft), state: one(state, STATES, 'register'), expiresAt: Number(expiresAt), candidateIndex: Number(index) };
+    return {
+      kind: 'answer',
+      outcome: one(outcome, allowed, 'register'),
+      pinId,
+      msLeft: Number(msLeft),
+      state: one(state, STATES, 'register'),
+      expiresAt: Number(expiresAt),
+      candidateIndex: Number(index),
+    };
   }),
   'emoji-hold': def(1, (raw) => one(list(raw)[0]!, ['created', 'contested', 'taken', 'decoy'] as const, 'emoji-hold')),
   'active-add': def(1, count),
@@ -220,9 +225,35 @@ function decodeClaim(raw: unknown): ClaimReply {
     case 'completed':
       return { kind, pinId: r[1] ?? '', pinHash: r[2] ?? '', resultJson: r[3] ?? '' };
     case 'claimed': {
-      const [, pinId = '', pinHash = '', sessionId = '', refreshJti = '', id = '', name = '', surname = '', phone = '', rolesJson = '', linked, recycled, conflict, numberChanged] = r;
+      const [
+        ,
+        pinId = '',
+        pinHash = '',
+        sessionId = '',
+        refreshJti = '',
+        id = '',
+        name = '',
+        surname = '',
+        phone = '',
+        rolesJson = '',
+        linked,
+        recycled,
+        conflict,
+        numberChanged,
+      ] = r;
       const user = { id, name, surname, phone, rolesJson };
-      return { kind, pinId, pinHash, sessionId, refreshJti, user, linked: kinds(linked), recycled: recycled === '1', conflict: conflict === '1', numberChanged: numberChanged === '1' };
+      return {
+        kind,
+        pinId,
+        pinHash,
+        sessionId,
+        refreshJti,
+        user,
+        linked: kinds(linked),
+        recycled: recycled === '1',
+        conflict: conflict === '1',
+        numberChanged: numberChanged === '1',
+      };
     }
     case 'next': {
       const keys: [string, string, string][] = [];

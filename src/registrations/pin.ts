@@ -8,8 +8,7 @@ import { createHmac, type KeyObject, createSecretKey } from 'node:crypto';
  */
 export const PIN_PATTERN = /^[\x21-\x7E]{4,128}$/;
 
-const derive = (secret: string): KeyObject =>
-  createSecretKey(createHmac('sha256', secret).update('pin-auth/pin-hash/v1').digest());
+const derive = (secret: string): KeyObject => createSecretKey(createHmac('sha256', secret).update('pin-auth/pin-hash/v1').digest());
 
 export class PinHasher {
   private readonly key: KeyObject;

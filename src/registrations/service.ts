@@ -117,7 +117,9 @@ export class Registrations {
   async register(pin: string, emojiString: string | undefined, caller: Caller, idempotencyKey?: string): Promise<RegisterOutcome> {
     const { policy } = this.settings;
     if (pinBits(pin) < policy.pinMinBits) {
-      const details = [{ field: 'pin', message: `is too easy to guess: use a long random value (at least ${policy.pinMinBits} bits, e.g. 22 base64url characters)` }];
+      const details = [
+        { field: 'pin', message: `is too easy to guess: use a long random value (at least ${policy.pinMinBits} bits, e.g. 22 base64url characters)` },
+      ];
       throw new AppError('VALIDATION_ERROR', `Invalid data: pin ${details[0]!.message}`, { details });
     }
     const pinHash = await this.located(pin);
@@ -202,7 +204,8 @@ export class Registrations {
       case 'verified': {
         const { pinId, resultJson, userId } = out;
         // handed on unparsed, so checked for the one shape it is written in: a JSON object
-        if (!resultJson.startsWith('{') || !resultJson.endsWith('}')) throw new AppError('INTERNAL_ERROR', undefined, { cause: new Error(`registration ${pinId} holds no login result`) });
+        if (!resultJson.startsWith('{') || !resultJson.endsWith('}'))
+          throw new AppError('INTERNAL_ERROR', undefined, { cause: new Error(`registration ${pinId} holds no login result`) });
         return { state: 'verified', pinId, userId, resultJson };
       }
       case 'expired':
@@ -261,7 +264,10 @@ export class Registrations {
     const count = await this.activeCount();
     // the first node to count in a window sets the figure, another one reads it; a Redis that
     // refuses writes (health: degraded) still gets its count
-    const first = await this.redis.set(key, count, 'PX', refreshMs, 'NX').then((r) => r === 'OK', () => true);
+    const first = await this.redis.set(key, count, 'PX', refreshMs, 'NX').then(
+      (r) => r === 'OK',
+      () => true,
+    );
     if (first) return count;
     return Number((await this.redis.get(key)) ?? count);
   }

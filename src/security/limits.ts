@@ -78,7 +78,11 @@ export class Limits {
   private readonly plain: Record<PlainLimit, RateLimiterRedis>;
   private readonly templates: Record<'register' | 'check' | 'cancel' | 'none', BudgetTemplate>;
 
-  constructor(redis: RedisClient, private readonly keys: Keys, private readonly cfg: RateLimitConfig) {
+  constructor(
+    redis: RedisClient,
+    private readonly keys: Keys,
+    private readonly cfg: RateLimitConfig,
+  ) {
     this.group = remembered((ip) => ipGroup(ip, cfg.ipv6PrefixLength), GROUPS_REMEMBERED);
     this.specs = {
       register: { key: 'register', of: 'group', points: cfg.registerPerMinute, windowMs: 60_000, mode: 't' },

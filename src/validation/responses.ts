@@ -11,11 +11,15 @@ const int = { type: 'integer', minimum: 0 } as const;
 
 export const userSchema = {
   type: 'object',
-  description: 'The signed-in person: found by any identifier the chat message carries (phone, WhatsApp LID, Cloud API user id), or created with roles ["user"] on first login.',
+  description:
+    'The signed-in person: found by any identifier the chat message carries (phone, WhatsApp LID, Cloud API user id), or created with roles ["user"] on first login.',
   properties: {
     id: str,
     name: { type: 'string', description: "the gateway's display name up to its first space" },
-    phone: { type: 'string', description: 'canonical E.164, e.g. +5511999998888; absent while the account has no known phone (its person signed in by LID or user id only)' },
+    phone: {
+      type: 'string',
+      description: 'canonical E.164, e.g. +5511999998888; absent while the account has no known phone (its person signed in by LID or user id only)',
+    },
     roles: { type: 'array', items: str },
   },
   required: ['id', 'name', 'roles'],
@@ -55,7 +59,10 @@ export const errorBodySchema = {
 export const healthSchema = {
   type: 'object',
   properties: {
-    status: { enum: ['ok', 'degraded', 'unavailable'], description: '`degraded`: Redis answers but refuses writes; `unavailable`: it does not answer (both 503)' },
+    status: {
+      enum: ['ok', 'degraded', 'unavailable'],
+      description: '`degraded`: Redis answers but refuses writes; `unavailable`: it does not answer (both 503)',
+    },
     timestamp: { type: 'string', format: 'date-time' },
     activePins: { type: ['integer', 'null'], description: 'null while Redis does not answer' },
     instance: str,
@@ -169,8 +176,12 @@ export const sessionsListResponseSchema = {
       items: {
         type: 'object',
         properties: {
-          id: { type: 'string', description: 'for DELETE /sessions/:id; an OpenID login\'s starts with `oidc.`' },
-          kind: { type: 'string', enum: ['app', 'oidc'], description: "`app`: a session of this service's tokens; `oidc`: an app signed in through the OpenID provider" },
+          id: { type: 'string', description: "for DELETE /sessions/:id; an OpenID login's starts with `oidc.`" },
+          kind: {
+            type: 'string',
+            enum: ['app', 'oidc'],
+            description: "`app`: a session of this service's tokens; `oidc`: an app signed in through the OpenID provider",
+          },
           client: {
             type: 'object',
             description: 'the app an OpenID login is for (kind `oidc` only)',
@@ -178,7 +189,11 @@ export const sessionsListResponseSchema = {
             required: ['id', 'name'],
           },
           createdAt: { type: 'string', format: 'date-time' },
-          lastUsedAt: { type: 'string', format: 'date-time', description: 'last login or token refresh of the session (an OpenID login: its last code or token)' },
+          lastUsedAt: {
+            type: 'string',
+            format: 'date-time',
+            description: 'last login or token refresh of the session (an OpenID login: its last code or token)',
+          },
           expiresAt: { type: 'string', format: 'date-time' },
           device: { type: 'string', description: 'browser or app and platform of the signing-in request' },
           ip: { type: 'string', description: 'address of the signing-in request, host part masked' },

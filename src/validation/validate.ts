@@ -16,7 +16,7 @@ export interface FieldError {
 
 function describe(e: ErrorObject): FieldError {
   const missing = e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty ?? '') : '';
-  const field = (e.instancePath.replace(/^\//, '').replace(/\//g, '.') || missing) || '(body)';
+  const field = e.instancePath.replace(/^\//, '').replace(/\//g, '.') || missing || '(body)';
   if (e.keyword === 'pattern' && field === 'pin') return { field, message: 'must be 4 to 128 printable ASCII characters without spaces' };
   if (e.keyword === 'pattern' && field === 'phoneNumber') return { field, message: 'must be in international format: + then 7 to 15 digits' };
   if (e.keyword === 'required') return { field, message: 'is required' };

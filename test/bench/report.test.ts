@@ -20,11 +20,25 @@ interface Report {
     crypto: { es256Sign: number; hmacToken: number; hmacPin: number; sha256Emoji: number; hmacWebhook: number };
     ingestion: Side & { accepted: number; lost: number; ratio: number };
     login: {
-      latency: Array<{ rate: number; clients: number; missing: number; saturated: boolean; legs: { jobs: number } & Record<'accept' | 'intake' | 'queued' | 'worker' | 'delivery', { p50: number }>; redisRtt: { p50: number; p99: number } }>;
+      latency: Array<{
+        rate: number;
+        clients: number;
+        missing: number;
+        saturated: boolean;
+        legs: { jobs: number } & Record<'accept' | 'intake' | 'queued' | 'worker' | 'delivery', { p50: number }>;
+        redisRtt: { p50: number; p99: number };
+      }>;
       workers: Array<{ workers: number; loggedIn: number; logins: number; redisCommandsPerLogin: number; perSecond: number; runs: number[] }>;
     };
     pipeline: {
-      rates: Array<{ rate: number; service: PathFigures; pipeline: PathFigures; p50Ratio: number; p99Ratio: number; roundRatios: Array<{ p50: number; p99: number }> }>;
+      rates: Array<{
+        rate: number;
+        service: PathFigures;
+        pipeline: PathFigures;
+        p50Ratio: number;
+        p99Ratio: number;
+        roundRatios: Array<{ p50: number; p99: number }>;
+      }>;
       sustained: { p99BoundMs: number; service: SustainSide; pipeline: SustainSide; ratio: number | null };
     };
     cost: Array<{ mode: string; loggedIn: number; logins: number; messagesPerLogin: number; redisCommandsPerLogin: number }>;
@@ -98,7 +112,11 @@ describe('benchmark report (smoke sizes)', function () {
     for (const w of report.figures.login.workers) expect(w.loggedIn, `${w.workers} workers`).to.equal(w.logins);
     // the cost table: every login made, with confirmation on too (two chat messages each)
     const costs = report.figures.cost;
-    expect(costs.map((c) => [c.mode, c.messagesPerLogin])).to.deep.equal([['off', 1], ['replies', 1], ['confirmed', 2]]);
+    expect(costs.map((c) => [c.mode, c.messagesPerLogin])).to.deep.equal([
+      ['off', 1],
+      ['replies', 1],
+      ['confirmed', 2],
+    ]);
     for (const c of costs) expect(c.loggedIn, c.mode).to.equal(c.logins);
     for (const c of costs) expect(c.redisCommandsPerLogin, c.mode).to.be.greaterThan(0);
   });
@@ -140,7 +158,10 @@ describe('benchmark report (smoke sizes)', function () {
     const { rates, sustained } = report.figures.pipeline;
     expect(rates.map((c) => c.rate)).to.deep.equal([100, 200]);
     for (const c of rates) {
-      for (const [name, side] of [['service', c.service], ['pipeline', c.pipeline]] as const) {
+      for (const [name, side] of [
+        ['service', c.service],
+        ['pipeline', c.pipeline],
+      ] as const) {
         // every login of both paths arrives; each side measured in its own step of every round (smoke: one)
         expect(side.count, `${name} at ${c.rate}/s`).to.be.greaterThan(0);
         expect(side.missing + side.webhookFailures, `${name} at ${c.rate}/s`).to.equal(0);
@@ -158,7 +179,10 @@ describe('benchmark report (smoke sizes)', function () {
     }
     // each search starts at 100/s; smoke tries no rate past 200 and bisects nothing
     expect(sustained.p99BoundMs).to.equal(250);
-    for (const [name, side] of [['service', sustained.service], ['pipeline', sustained.pipeline]] as const) {
+    for (const [name, side] of [
+      ['service', sustained.service],
+      ['pipeline', sustained.pipeline],
+    ] as const) {
       expect(side.steps[0]?.rate, name).to.equal(100);
       for (const st of side.steps) {
         expect(st.rate, name).to.be.at.most(200);
@@ -170,14 +194,16 @@ describe('benchmark report (smoke sizes)', function () {
       expect(side.rate, name).to.equal(ok.length ? Math.max(...ok) : null);
       // a rate fails when two steps in a row at it are not sustained: a failed step is tried once more
       side.steps.forEach((st, i) => {
-        if (!st.sustained && (i === 0 || side.steps[i - 1]!.rate !== st.rate)) expect(side.steps[i + 1]?.rate, `${name} retries ${st.rate}/s`).to.equal(st.rate);
+        if (!st.sustained && (i === 0 || side.steps[i - 1]!.rate !== st.rate))
+          expect(side.steps[i + 1]?.rate, `${name} retries ${st.rate}/s`).to.equal(st.rate);
       });
       // capped: no rate failed, the search stopped at the highest it may try
       const failed = side.steps.some((st, i) => !st.sustained && i > 0 && side.steps[i - 1]!.rate === st.rate && !side.steps[i - 1]!.sustained);
       expect(side.capped, name).to.equal(side.rate !== null && !failed);
       if (side.capped) expect(side.rate, name).to.equal(200);
     }
-    if (sustained.service.rate !== null && sustained.pipeline.rate !== null) expect(sustained.ratio).to.be.closeTo(sustained.service.rate / sustained.pipeline.rate, 0.01);
+    if (sustained.service.rate !== null && sustained.pipeline.rate !== null)
+      expect(sustained.ratio).to.be.closeTo(sustained.service.rate / sustained.pipeline.rate, 0.01);
     else expect(sustained.ratio).to.equal(null);
     // each ratio is judged against the issue's target
     const targets = Object.fromEntries(report.targets.map((t) => [t.figure, t]));
@@ -214,7 +240,8 @@ describe('benchmark report (smoke sizes)', function () {
       expect(e.baseline.loadCpuPerRequest, name).to.be.greaterThan(0);
       expect(e.service.redisCpuPerRequest, name).to.be.a('number').and.at.least(0);
       expect(e.baseline.redisCpuPerRequest, name).to.equal(null);
-      const sum = (s: { cpuPerRequest: number; loadCpuPerRequest: number; redisCpuPerRequest: number | null }): number => s.cpuPerRequest + s.loadCpuPerRequest + (s.redisCpuPerRequest ?? 0);
+      const sum = (s: { cpuPerRequest: number; loadCpuPerRequest: number; redisCpuPerRequest: number | null }): number =>
+        s.cpuPerRequest + s.loadCpuPerRequest + (s.redisCpuPerRequest ?? 0);
       expect(e.sumCpuRatio, name).to.be.closeTo(sum(e.service) / sum(e.baseline), 0.02);
     }
     for (const figure of ['register-pin / baseline', 'refresh-token p99 / baseline p99', 'service / baseline (median of rounds)']) {
@@ -249,7 +276,17 @@ describe('benchmark report (smoke sizes)', function () {
   });
 
   it('prints the figures and each curve as a table', () => {
-    for (const title of ['Webhook → auth-success beside the simplest pipeline', 'Rate one worker sustains', 'Throughput per endpoint', 'CPU ms per request of every process', 'Logins/s against worker processes', 'Cost per login, one worker', 'Webhook → auth-success against offered load', 'Redis memory against active registrations', 'web-1 RSS against sockets']) {
+    for (const title of [
+      'Webhook → auth-success beside the simplest pipeline',
+      'Rate one worker sustains',
+      'Throughput per endpoint',
+      'CPU ms per request of every process',
+      'Logins/s against worker processes',
+      'Cost per login, one worker',
+      'Webhook → auth-success against offered load',
+      'Redis memory against active registrations',
+      'web-1 RSS against sockets',
+    ]) {
       expect(stdout).to.include(title);
     }
   });

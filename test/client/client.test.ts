@@ -146,7 +146,15 @@ describe('client: the typed client against a running service', function () {
 describe('client: expiry and Retry-After (short PIN lifetime, one check per PIN per second)', function () {
   this.timeout(60000);
   let stack: Stack;
-  before(async () => (stack = await startStack({ name: 'client-limits', webs: 1, workers: 1, env: { PIN_TTL_SECONDS: '3', RATE_CHECK_PIN_PER_SECOND: '1', RATE_CHECK_PIN_BURST: '1' } })));
+  before(
+    async () =>
+      (stack = await startStack({
+        name: 'client-limits',
+        webs: 1,
+        workers: 1,
+        env: { PIN_TTL_SECONDS: '3', RATE_CHECK_PIN_PER_SECOND: '1', RATE_CHECK_PIN_BURST: '1' },
+      })),
+  );
   after(async () => stack?.stop());
 
   it('polling honours Retry-After on 429, and the login still completes', async function () {

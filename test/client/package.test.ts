@@ -13,7 +13,22 @@ const CLIENT_DIR = path.join(ROOT, 'packages/client');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 
 /** socket.io-client and what it pulls in: everything an install of the client may bring. */
-const ALLOWED = new Set(['@pin-auth/client', 'socket.io-client', 'engine.io-client', 'engine.io-parser', 'socket.io-parser', '@socket.io/component-emitter', 'debug', 'ms', 'ws', 'xmlhttprequest-ssl', 'supports-color', 'has-flag', 'bufferutil', 'utf-8-validate']);
+const ALLOWED = new Set([
+  '@pin-auth/client',
+  'socket.io-client',
+  'engine.io-client',
+  'engine.io-parser',
+  'socket.io-parser',
+  '@socket.io/component-emitter',
+  'debug',
+  'ms',
+  'ws',
+  'xmlhttprequest-ssl',
+  'supports-color',
+  'has-flag',
+  'bufferutil',
+  'utf-8-validate',
+]);
 
 /** A strict TypeScript program a user of the package would write. */
 const USER_PROGRAM = `import { PinAuthClient, PinAuthError, isTransient, type LoginAttempt, type LoginStatus, type Session } from '@pin-auth/client';
@@ -69,7 +84,15 @@ describe('client package: @pin-auth/client packed, installed into a fresh app, i
   it('ships ESM, type declarations, the browser bundle, a README and the LICENSE, and no server code', async function () {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.trim().split('\n');
-    for (const f of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/login.d.ts', 'package/dist/pin-auth-client.js', 'package/package.json', 'package/README.md', 'package/LICENSE']) {
+    for (const f of [
+      'package/dist/index.js',
+      'package/dist/index.d.ts',
+      'package/dist/login.d.ts',
+      'package/dist/pin-auth-client.js',
+      'package/package.json',
+      'package/README.md',
+      'package/LICENSE',
+    ]) {
       expect(files).to.include(f);
     }
     expect(files.filter((f) => !/^package\/(dist|src)\/|^package\/(package\.json|README\.md|LICENSE)$/.test(f))).to.deep.equal([]);
@@ -77,7 +100,9 @@ describe('client package: @pin-auth/client packed, installed into a fresh app, i
     expect(files.filter((f) => /tsbuildinfo/.test(f))).to.deep.equal([]);
     // the licence is the repository's
     expect(await readFile(path.join(app, 'node_modules/@pin-auth/client/LICENSE'), 'utf8')).to.equal(await readFile(path.join(ROOT, 'LICENSE'), 'utf8'));
-    const manifest = JSON.parse(await readFile(path.join(app, 'node_modules/@pin-auth/client/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const manifest = JSON.parse(await readFile(path.join(app, 'node_modules/@pin-auth/client/package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     expect(Object.keys(manifest.dependencies)).to.deep.equal(['socket.io-client']);
   });
 
@@ -101,7 +126,10 @@ console.log(JSON.stringify({ client: typeof c.startLogin, error: new PinAuthErro
   it('signs a person in from Node, installed from the tarball, against a service with every production default', async function () {
     const secret = 'package-test-webhook-secret-0123456789abcdef';
     const defaults = Object.fromEntries(Object.keys(RELAXED_LIMITS).map((k) => [k, '']));
-    const stack = await startStack({ name: 'client-package', env: { ...defaults, NODE_ENV: 'production', JWT_SECRET: 'package-test-jwt-secret-0123456789abcdefgh', WEBHOOK_SECRET: secret } });
+    const stack = await startStack({
+      name: 'client-package',
+      env: { ...defaults, NODE_ENV: 'production', JWT_SECRET: 'package-test-jwt-secret-0123456789abcdefgh', WEBHOOK_SECRET: secret },
+    });
     try {
       // the app prints the text to send, then the session's phone
       const script = `import { PinAuthClient } from '@pin-auth/client';
@@ -137,7 +165,8 @@ process.exit(0);`;
   it('compiles a strict TypeScript program against its declarations, and refuses a wrong one', async function () {
     await writeFile(path.join(app, 'sign-in.ts'), USER_PROGRAM);
     await writeFile(path.join(app, 'wrong.ts'), WRONG_PROGRAM);
-    const tsc = (file: string) => run(process.execPath, [TSC, '--strict', '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', file], { cwd: app });
+    const tsc = (file: string) =>
+      run(process.execPath, [TSC, '--strict', '--noEmit', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', file], { cwd: app });
     await tsc('sign-in.ts');
     const wrong = await tsc('wrong.ts').then(
       () => '',

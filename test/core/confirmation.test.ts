@@ -64,9 +64,11 @@ describe('core: confirming a sign-in in the chat (LOGIN_CONFIRMATION=on)', funct
     expect(r.status, r.text).to.equal(200);
   };
   const repliesTo = (phone: string): string[] =>
-    ctx.gw.requests.map(outboundOf).filter((o) => o.to === digits(phone)).map((o) => o.text ?? '');
-  const waitReply = (phone: string, pattern: RegExp): Promise<string> =>
-    eventually(async () => repliesTo(phone).find((t) => pattern.test(t)), 15000, 50);
+    ctx.gw.requests
+      .map(outboundOf)
+      .filter((o) => o.to === digits(phone))
+      .map((o) => o.text ?? '');
+  const waitReply = (phone: string, pattern: RegExp): Promise<string> => eventually(async () => repliesTo(phone).find((t) => pattern.test(t)), 15000, 50);
 
   /**
    * A client registers over HTTP on one node (with a browser's User-Agent) and follows the same
@@ -102,7 +104,9 @@ describe('core: confirming a sign-in in the chat (LOGIN_CONFIRMATION=on)', funct
       it(`asks before any token exists; "${yes}" from the same phone then signs in (check-login and auth-success)`, async function () {
         const a = await asked(shape);
         // the question names the app, the registering device and masked address, and a time
-        expect(a.question).to.match(/^Sign in to Acme Bank on Chrome on Windows, 127\.0\.0\.x, \d{1,2} \w+,? \d\d:\d\d UTC\? Reply YES (\d\d) to sign in, NO \1 if this wasn't you\.$/);
+        expect(a.question).to.match(
+          /^Sign in to Acme Bank on Chrome on Windows, 127\.0\.0\.x, \d{1,2} \w+,? \d\d:\d\d UTC\? Reply YES (\d\d) to sign in, NO \1 if this wasn't you\.$/,
+        );
         expect(a.waiting).to.deep.equal({
           success: true,
           verified: false,
@@ -129,9 +133,7 @@ describe('core: confirming a sign-in in the chat (LOGIN_CONFIRMATION=on)', funct
         expect((await post(ctx.stack.url, '/check-login', { pin: grabPin })).body.verified).to.not.equal(true);
         expect((await get(ctx.stack.url, '/profile', login.token)).status).to.equal(200);
         // the login reply says how to undo it
-        expect(await waitReply(a.phone, /signed in to Acme Bank/)).to.equal(
-          "You're signed in to Acme Bank. Not you? Reply STOP to sign out everywhere.",
-        );
+        expect(await waitReply(a.phone, /signed in to Acme Bank/)).to.equal("You're signed in to Acme Bank. Not you? Reply STOP to sign out everywhere.");
         // the session remembers the device that asked (HTTP: Chrome on Windows)
         const listed = await get<{ sessions: Array<{ device: string; ip: string; current: boolean }> }>(ctx.stack.url, '/sessions', login.token);
         expect(listed.body.sessions.find((s) => s.current)).to.include({ device: 'Chrome on Windows', ip: '127.0.0.x' });
@@ -252,9 +254,7 @@ describe('core: a confirmation nobody answers expires as before', function () {
       expectError(await post(ctx.stack.url, '/check-login', { pin }), 410, 'PIN_EXPIRED');
       await request(ctx.stack.webs[0]!.url, 'POST', '/messaging-endpoint', { json: evolutionMessage({ text: 'yes', phone }) });
       await eventually(async () =>
-        ctx.gw.requests.map(outboundOf).some((o) => o.to === digits(phone) && /no sign-in waiting/.test(o.text ?? ''))
-          ? true
-          : undefined,
+        ctx.gw.requests.map(outboundOf).some((o) => o.to === digits(phone) && /no sign-in waiting/.test(o.text ?? '')) ? true : undefined,
       );
       expect(socket.of('auth-success')).to.have.length(0);
       expectError(await post(ctx.stack.url, '/check-login', { pin }), 410, 'PIN_EXPIRED');

@@ -17,7 +17,12 @@ describe('core: expiry', function () {
   let inbound: Queue;
   const sockets: Socket[] = [];
   before(async function () {
-    stack = await startStack({ name: 'core-exp', webs: 1, workers: 1, env: { PIN_TTL_SECONDS: String(TTL), CHAT_REPLIES: 'false', ACTIVE_PINS_REFRESH_SECONDS: '0' } });
+    stack = await startStack({
+      name: 'core-exp',
+      webs: 1,
+      workers: 1,
+      env: { PIN_TTL_SECONDS: String(TTL), CHAT_REPLIES: 'false', ACTIVE_PINS_REFRESH_SECONDS: '0' },
+    });
     expiry = stackQueue(stack.prefix, 'expiry');
     inbound = stackQueue(stack.prefix, 'inbound');
   });

@@ -13,7 +13,12 @@ const COLLECT_SECONDS = 1;
 describe('core: the PIN login flow', function () {
   let stack: Stack;
   before(async function () {
-    stack = await startStack({ name: 'core-flow', webs: 1, workers: 1, env: { LOG_LEVEL: 'debug', COLLECT_RETRY_SECONDS: String(COLLECT_SECONDS), ACTIVE_PINS_REFRESH_SECONDS: '0' } });
+    stack = await startStack({
+      name: 'core-flow',
+      webs: 1,
+      workers: 1,
+      env: { LOG_LEVEL: 'debug', COLLECT_RETRY_SECONDS: String(COLLECT_SECONDS), ACTIVE_PINS_REFRESH_SECONDS: '0' },
+    });
   });
   after(async function () {
     await stack?.stop();
@@ -44,7 +49,9 @@ describe('core: the PIN login flow', function () {
 
     const login = await waitVerifiedAt(stack.url, pin);
     expect(login.success).to.equal(true);
-    expect(login.token).to.be.a('string').and.match(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(login.token)
+      .to.be.a('string')
+      .and.match(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(login.refreshToken).to.be.a('string').and.not.equal(login.token);
     expect(login.user).to.have.all.keys('id', 'name', 'phone', 'roles');
     expect(login.user).to.deep.include({ name: 'Ada', phone, roles: ['user'] });
@@ -96,7 +103,7 @@ describe('core: the PIN login flow', function () {
     expect(answers[0]!.body.verified).to.equal(true);
   });
 
-  it('keeps no PIN in clear anywhere in Redis (keys, values, job data), nor a registration\'s emoji string', async function () {
+  it("keeps no PIN in clear anywhere in Redis (keys, values, job data), nor a registration's emoji string", async function () {
     const pending = randomPin();
     const emoji = randomEmoji();
     await register(stack.url, pending, emoji);
@@ -108,12 +115,17 @@ describe('core: the PIN login flow', function () {
       for (const key of await keysUnder(stack.prefix, '*')) {
         const type = await redis.type(key);
         const value =
-          type === 'string' ? await redis.get(key)
-          : type === 'hash' ? JSON.stringify(await redis.hgetall(key))
-          : type === 'list' ? JSON.stringify(await redis.lrange(key, 0, -1))
-          : type === 'zset' ? JSON.stringify(await redis.zrange(key, '0', '-1'))
-          : type === 'set' ? JSON.stringify(await redis.smembers(key))
-          : '';
+          type === 'string'
+            ? await redis.get(key)
+            : type === 'hash'
+              ? JSON.stringify(await redis.hgetall(key))
+              : type === 'list'
+                ? JSON.stringify(await redis.lrange(key, 0, -1))
+                : type === 'zset'
+                  ? JSON.stringify(await redis.zrange(key, '0', '-1'))
+                  : type === 'set'
+                    ? JSON.stringify(await redis.smembers(key))
+                    : '';
         dump += `${key}\n${value}\n`;
       }
       expect(dump).to.include(stack.prefix);

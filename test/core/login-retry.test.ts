@@ -27,7 +27,11 @@ for (const stepwise of [false, true]) {
     before(async function () {
       const config = loadConfig({ KEY_PREFIX: uniquePrefix('core-retry'), REDIS_URL, JWT_SECRET: TEST_JWT_SECRET });
       services = createServices(config, createLogger({ level: 'error', production: false, role: 'test', instance: 'test' }), 'test');
-      logins = new LoginProcessor(services.scripts, services.keys, services.tokens, services.sessions, { graceSeconds: config.verifiedGraceSeconds, confirm: false, stepwise });
+      logins = new LoginProcessor(services.scripts, services.keys, services.tokens, services.sessions, {
+        graceSeconds: config.verifiedGraceSeconds,
+        confirm: false,
+        stepwise,
+      });
       await waitReady(services.redis, 5000);
       await services.ready();
     });
@@ -94,7 +98,11 @@ for (const stepwise of [false, true]) {
     before(async function () {
       const config = loadConfig({ KEY_PREFIX: uniquePrefix('core-retry-confirm'), REDIS_URL, JWT_SECRET: TEST_JWT_SECRET, LOGIN_CONFIRMATION: 'on' });
       services = createServices(config, createLogger({ level: 'error', production: false, role: 'test', instance: 'test' }), 'test');
-      logins = new LoginProcessor(services.scripts, services.keys, services.tokens, services.sessions, { graceSeconds: config.verifiedGraceSeconds, confirm: true, stepwise });
+      logins = new LoginProcessor(services.scripts, services.keys, services.tokens, services.sessions, {
+        graceSeconds: config.verifiedGraceSeconds,
+        confirm: true,
+        stepwise,
+      });
       await waitReady(services.redis, 5000);
       await services.ready();
     });

@@ -16,7 +16,10 @@ const me: Caller = { ip: '127.0.0.1', via: 'http' };
 /** A claim run one step per call that dies before its `after`-th call, as a worker killed between two steps. */
 class CrashingChain extends LoginChain {
   calls = 0;
-  constructor(services: Services, private readonly after: number) {
+  constructor(
+    services: Services,
+    private readonly after: number,
+  ) {
     super(services.scripts, services.keys, true);
   }
   protected override step(step: string, keys: string[], json: string): Promise<ClaimReply> {
@@ -87,7 +90,8 @@ describe('core: the login chain cut between any two steps finishes on retry', fu
       const retry = await whole.process(j);
       expect(retry.outcome, `after a cut: ${retry.outcome}`).to.equal('logged-in');
       expect((await whole.process({ ...j, nonce: randomPin() })).outcome).to.equal('duplicate');
-      if (retry.outcome === 'logged-in') expect(await services.redis.zscore(services.keys.active(services.keys.activeBucket(retry.pinHash)), retry.pinHash)).to.equal(null);
+      if (retry.outcome === 'logged-in')
+        expect(await services.redis.zscore(services.keys.active(services.keys.activeBucket(retry.pinHash)), retry.pinHash)).to.equal(null);
       await expectOneLogin(pin, emojiHash(emoji), phone);
       return cut;
     }, false);

@@ -48,7 +48,10 @@ describe('core: Redis outage', function () {
 
     // the outage was reported through the logger, not as raw stack traces on stderr
     for (const p of [...stack.webs, ...stack.workers]) {
-      const raw = p.output().split('\n').filter((l) => /^(\w*Error\b|\s+at )/.test(l));
+      const raw = p
+        .output()
+        .split('\n')
+        .filter((l) => /^(\w*Error\b|\s+at )/.test(l));
       expect(raw, `${p.role} printed:\n${raw.slice(0, 5).join('\n')}`).to.deep.equal([]);
     }
   });

@@ -18,7 +18,12 @@ const REUSE_SECONDS = 1;
 describe('core: tokens, refresh and logout', function () {
   let stack: Stack;
   before(async function () {
-    stack = await startStack({ name: 'core-tok', webs: 1, workers: 1, env: { JWT_ALGORITHM: 'HS256', JWT_SECRET: TEST_JWT_SECRET, CHAT_REPLIES: 'false', REFRESH_REUSE_SECONDS: String(REUSE_SECONDS) } });
+    stack = await startStack({
+      name: 'core-tok',
+      webs: 1,
+      workers: 1,
+      env: { JWT_ALGORITHM: 'HS256', JWT_SECRET: TEST_JWT_SECRET, CHAT_REPLIES: 'false', REFRESH_REUSE_SECONDS: String(REUSE_SECONDS) },
+    });
   });
   after(async function () {
     await stack?.stop();
@@ -88,7 +93,7 @@ describe('core: tokens, refresh and logout', function () {
     }
   });
 
-  it('{refreshToken} accepts a lapsed access token of the same user, not another user\'s', async function () {
+  it("{refreshToken} accepts a lapsed access token of the same user, not another user's", async function () {
     const l = await login();
     const other = await login();
     const lapsed = forge(l.token, { iat: now() - 3600, exp: now() - 60 });
@@ -100,7 +105,7 @@ describe('core: tokens, refresh and logout', function () {
     expectError(await post(stack.url, '/refresh-token', { refreshToken: String(r.body.token) }, String(r.body.token)), 401, 'AUTHENTICATION_FAILED');
   });
 
-  it('{refreshToken} wins over {id}; the bearer must come from the refresh token\'s own session', async function () {
+  it("{refreshToken} wins over {id}; the bearer must come from the refresh token's own session", async function () {
     const phone = randomPhone();
     const a = (await fullLogin(stack.url, { phone })).login;
     const b = (await fullLogin(stack.url, { phone })).login;

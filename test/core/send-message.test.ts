@@ -63,7 +63,9 @@ describe('core: send-message through Evolution API', function () {
     expect(req.json).to.have.all.keys('number', 'text');
     expect(req.json).to.include({ number: '5511912345678' });
     // headed by who sent it (chat/relay.ts)
-    expect((req.json as { text: string }).text).to.equal(`Message from ${login.user.name} (${login.user.phone}), sent through pin-auth. It is not from pin-auth: pin-auth never asks you to send a code or to reply YES for someone else.\n\nOlá 👋 from the tests`);
+    expect((req.json as { text: string }).text).to.equal(
+      `Message from ${login.user.name} (${login.user.phone}), sent through pin-auth. It is not from pin-auth: pin-auth never asks you to send a code or to reply YES for someone else.\n\nOlá 👋 from the tests`,
+    );
   });
 
   it('retries after a 503 from the gateway', async function () {

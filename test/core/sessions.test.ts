@@ -16,7 +16,6 @@ import type { SessionView } from '../../src/auth/sessions.js';
 const SAFARI_ON_IOS = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 const digits = (phone: string): string => phone.replace(/^\+/, '');
 
-
 describe('core: sessions the person controls (GET/DELETE /sessions, STOP in the chat)', function () {
   this.timeout(60000);
   let stack: Stack;
@@ -92,7 +91,7 @@ describe('core: sessions the person controls (GET/DELETE /sessions, STOP in the 
     expectError(await get(web(0), '/sessions'), 401, 'AUTHENTICATION_FAILED');
   });
 
-  it('DELETE /sessions/:id closes that session only (its tokens refused at once, on every node); another user\'s id is unknown', async function () {
+  it("DELETE /sessions/:id closes that session only (its tokens refused at once, on every node); another user's id is unknown", async function () {
     const phone = randomPhone();
     const keep = await login(phone);
     const drop = await login(phone);
@@ -168,9 +167,7 @@ describe('core: sessions the person controls (GET/DELETE /sessions, STOP in the 
       const text = shape === 'cloud' ? 'Stop' : 'STOP';
       const body = shape === 'cloud' ? cloudMessage({ text, phone }) : evolutionMessage({ text, phone });
       expect((await request(web(0), 'POST', '/messaging-endpoint', { json: body })).status).to.equal(200);
-      const reply = await eventually(async () =>
-        gw.requests.map(outboundOf).find((o) => o.to === digits(phone) && /signed out of/.test(o.text ?? '')),
-      );
+      const reply = await eventually(async () => gw.requests.map(outboundOf).find((o) => o.to === digits(phone) && /signed out of/.test(o.text ?? '')));
       expect(reply.text).to.equal('Done: you are signed out of pin-auth everywhere (2 sessions ended).');
       for (const l of logins) {
         expectError(await get(web(1), '/profile', l.token), 401, 'AUTHENTICATION_FAILED');

@@ -125,9 +125,7 @@ describe('core: chat messages to logins', function () {
     const regs = [0, 1].map(() => ({ pin: randomPin(), emoji: randomEmoji() }));
     for (const r of regs) expect((await register(stack.url, r.pin, r.emoji)).status).to.equal(200);
     const phones = [0, 1, 2, 3, 4, 5].map(() => randomPhone());
-    await Promise.all(
-      regs.flatMap((r) => phones.map((phone) => sendChat(stack.url, `PIN: ${r.emoji}`, { phone }))),
-    );
+    await Promise.all(regs.flatMap((r) => phones.map((phone) => sendChat(stack.url, `PIN: ${r.emoji}`, { phone }))));
     const logins = await Promise.all(regs.map((r) => waitVerified(r.pin)));
     // every message has been handled before we count
     await eventually(async () => {

@@ -55,12 +55,14 @@ function expectServerDrawn(code: string): void {
 /** A GET whose body is read as sent (fetch would decode it). */
 function rawGet(url: string, acceptEncoding: string): Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    http.get(url, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(url, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
 }
 
@@ -125,7 +127,13 @@ describe('demo: the login page at / in Chromium, against a production deployment
     }
     // started as docs/operations.md says: a web node and a worker from the Procfile lines, production defaults
     [stack, browser] = await Promise.all([
-      startStack({ name: 'page', webs: 1, workers: 1, defaultLimits: true, env: { ...PRODUCTION_ENV, WHATSAPP_NUMBER: '+1 555 123 4567', PIN_TTL_SECONDS: String(PIN_TTL), ADMIN_USER, ADMIN_PASSWORD } }),
+      startStack({
+        name: 'page',
+        webs: 1,
+        workers: 1,
+        defaultLimits: true,
+        env: { ...PRODUCTION_ENV, WHATSAPP_NUMBER: '+1 555 123 4567', PIN_TTL_SECONDS: String(PIN_TTL), ADMIN_USER, ADMIN_PASSWORD },
+      }),
       launch(),
     ]);
   });
@@ -281,17 +289,50 @@ describe('demo: the login page at / in Chromium, against a production deployment
 
   it("in the person's language: Portuguese on a phone, Spanish on a desktop (Accept-Language), with the same contrast and axe checks", async function () {
     // Accept-Language picks the page; one we have no texts for gets the chat's language (CHAT_LANGUAGE, English here)
-    for (const [header, lang] of [['pt-BR,pt;q=0.9,en;q=0.8', 'pt'], ['es-ES', 'es'], ['de-DE, es;q=0.5', 'es'], ['fr', 'en'], ['*', 'en'], [undefined, 'en']] as const) {
+    for (const [header, lang] of [
+      ['pt-BR,pt;q=0.9,en;q=0.8', 'pt'],
+      ['es-ES', 'es'],
+      ['de-DE, es;q=0.5', 'es'],
+      ['fr', 'en'],
+      ['*', 'en'],
+      [undefined, 'en'],
+    ] as const) {
       const r = await fetch(`${stack.url}/`, { headers: header ? { 'accept-language': header } : {} });
       expect(await r.text(), header).to.include(`<html lang="${lang}">`);
       expect(r.headers.get('vary'), header).to.match(/accept-language/i);
     }
     const cases = [
-      { locale: 'pt-BR', lang: 'pt', viewport: { width: 360, height: 740 }, isMobile: true, title: 'Entrar com o WhatsApp', waiting: 'Aguardando a sua mensagem…', number: 'Nosso número do WhatsApp: +15551234567', wa: /^Abrir o WhatsApp com a mensagem PIN: .* já escrita$/, signedIn: 'Você entrou como Ana Souza' },
-      { locale: 'es-ES', lang: 'es', viewport: { width: 1280, height: 800 }, isMobile: false, title: 'Iniciar sesión con WhatsApp', waiting: 'Esperando tu mensaje…', number: 'Nuestro número de WhatsApp: +15551234567', wa: /^Abrir WhatsApp con el mensaje PIN: .* ya escrito$/, signedIn: 'Sesión iniciada como Ana Souza' },
+      {
+        locale: 'pt-BR',
+        lang: 'pt',
+        viewport: { width: 360, height: 740 },
+        isMobile: true,
+        title: 'Entrar com o WhatsApp',
+        waiting: 'Aguardando a sua mensagem…',
+        number: 'Nosso número do WhatsApp: +15551234567',
+        wa: /^Abrir o WhatsApp com a mensagem PIN: .* já escrita$/,
+        signedIn: 'Você entrou como Ana Souza',
+      },
+      {
+        locale: 'es-ES',
+        lang: 'es',
+        viewport: { width: 1280, height: 800 },
+        isMobile: false,
+        title: 'Iniciar sesión con WhatsApp',
+        waiting: 'Esperando tu mensaje…',
+        number: 'Nuestro número de WhatsApp: +15551234567',
+        wa: /^Abrir WhatsApp con el mensaje PIN: .* ya escrito$/,
+        signedIn: 'Sesión iniciada como Ana Souza',
+      },
     ];
     for (const c of cases) {
-      const context = await browser.newContext({ locale: c.locale, viewport: c.viewport, isMobile: c.isMobile, hasTouch: c.isMobile, deviceScaleFactor: c.isMobile ? 2 : 1 });
+      const context = await browser.newContext({
+        locale: c.locale,
+        viewport: c.viewport,
+        isMobile: c.isMobile,
+        hasTouch: c.isMobile,
+        deviceScaleFactor: c.isMobile ? 2 : 1,
+      });
       const page = await context.newPage();
       const problems = watchProblems(page);
       await page.goto(`${stack.url}/`);
@@ -322,7 +363,11 @@ describe('demo: the login page at / in Chromium, against a production deployment
     const origin = stack.url.replace('127.0.0.1', 'pin-auth.test');
     const context = await hosted.newContext({ viewport: { width: 1280, height: 800 }, httpCredentials: { username: ADMIN_USER, password: ADMIN_PASSWORD } });
     try {
-      for (const [path, ready] of [['/', '#app[data-status="waiting"]'], ['/docs', '.swagger-ui .info'], ['/admin/queues', 'text=inbound']] as const) {
+      for (const [path, ready] of [
+        ['/', '#app[data-status="waiting"]'],
+        ['/docs', '.swagger-ui .info'],
+        ['/admin/queues', 'text=inbound'],
+      ] as const) {
         const page = await context.newPage();
         const problems = watchProblems(page);
         const foreign = watchForeignRequests(page, [origin]);
@@ -331,13 +376,18 @@ describe('demo: the login page at / in Chromium, against a production deployment
         if (path === '/admin/queues') {
           // the queue dashboard's page: Bull Board's Google Fonts link is gone, and its policy allows no other host
           expect(await res.text()).to.not.match(/fonts\.googleapis|<link[^>]+https?:/);
-          expect(res.headers()['content-security-policy']).to.match(/font-src 'self' data:/).and.not.match(/https:/);
+          expect(res.headers()['content-security-policy'])
+            .to.match(/font-src 'self' data:/)
+            .and.not.match(/https:/);
         }
         await page.waitForSelector(ready, { timeout: 20000 });
         await page.waitForLoadState('networkidle');
         expect(foreign, path).to.deep.equal([]);
         // plain http under a host name (production serves HTTPS): Chromium says it ignores the Cross-Origin-Opener-Policy
-        expect(problems.filter((p) => !/Cross-Origin-Opener-Policy header has been ignored/.test(p)), path).to.deep.equal([]);
+        expect(
+          problems.filter((p) => !/Cross-Origin-Opener-Policy header has been ignored/.test(p)),
+          path,
+        ).to.deep.equal([]);
         await page.screenshot({ path: shot(`10-own-origin${path.replace(/\//g, '-')}`) });
         await page.close();
       }
@@ -348,13 +398,21 @@ describe('demo: the login page at / in Chromium, against a production deployment
 
   it('assets: compressed forms (brotli, gzip) that decode to the file, content types, a favicon, the 64 emoji pictures', async function () {
     const get = (p: string, encoding?: string) => fetch(stack.url + p, { headers: encoding ? { 'accept-encoding': encoding } : {} });
-    for (const [file, type] of [['/demo/app.js', 'application/javascript'], ['/demo/style.css', 'text/css'], ['/demo/favicon.svg', 'image/svg+xml'], ['/', 'text/html']] as const) {
+    for (const [file, type] of [
+      ['/demo/app.js', 'application/javascript'],
+      ['/demo/style.css', 'text/css'],
+      ['/demo/favicon.svg', 'image/svg+xml'],
+      ['/', 'text/html'],
+    ] as const) {
       const plain = await get(file, 'identity');
       expect(plain.status, file).to.equal(200);
       expect(plain.headers.get('content-type'), file).to.include(type);
       expect(plain.headers.get('content-encoding'), file).to.equal(null);
       const identity = Buffer.from(await plain.arrayBuffer());
-      for (const [encoding, decode] of [['br', brotliDecompressSync], ['gzip', gunzipSync]] as const) {
+      for (const [encoding, decode] of [
+        ['br', brotliDecompressSync],
+        ['gzip', gunzipSync],
+      ] as const) {
         const r = await rawGet(stack.url + file, encoding);
         expect(r.headers['content-encoding'], `${file} ${encoding}`).to.equal(encoding);
         expect(r.headers.vary, file).to.match(/accept-encoding/i);
@@ -374,11 +432,21 @@ describe('demo: the login page at / in Chromium, against a production deployment
     const icon = await get('/favicon.ico');
     expect(icon.status).to.equal(200);
     expect(icon.headers.get('content-type')).to.equal('image/x-icon');
-    expect(Buffer.from(await icon.arrayBuffer()).subarray(0, 4).toString('hex')).to.equal('00000100'); // ICO header
+    expect(
+      Buffer.from(await icon.arrayBuffer())
+        .subarray(0, 4)
+        .toString('hex'),
+    ).to.equal('00000100'); // ICO header
   });
 
   it('awaiting confirmation, then a declined login (LOGIN_CONFIRMATION=on, the person answers NO)', async function () {
-    const confirm = await startStack({ name: 'page-confirm', webs: 1, workers: 1, defaultLimits: true, env: { ...PRODUCTION_ENV, LOGIN_CONFIRMATION: 'on', WHATSAPP_NUMBER: '+15551234567' } });
+    const confirm = await startStack({
+      name: 'page-confirm',
+      webs: 1,
+      workers: 1,
+      defaultLimits: true,
+      env: { ...PRODUCTION_ENV, LOGIN_CONFIRMATION: 'on', WHATSAPP_NUMBER: '+15551234567' },
+    });
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
     try {
       // docs/login-page.png is this picture (this deployment keeps the default lifetime, 3:00)
@@ -413,7 +481,9 @@ describe('demo: the login page at / in Chromium, against a production deployment
   it("the client's browser bundle (packages/client/dist/pin-auth-client.js) signs in from a page", async function () {
     const page = await browser.newPage();
     // served as if the app hosting it were on the service's origin
-    await page.route('**/app/pin-auth-client.js', (route) => route.fulfill({ path: path.join(ROOT, 'packages/client/dist/pin-auth-client.js'), contentType: 'application/javascript' }));
+    await page.route('**/app/pin-auth-client.js', (route) =>
+      route.fulfill({ path: path.join(ROOT, 'packages/client/dist/pin-auth-client.js'), contentType: 'application/javascript' }),
+    );
     await page.goto(`${stack.url}/`);
     const text = await page.evaluate(async () => {
       const { PinAuthClient } = (await import('/app/pin-auth-client.js' as string)) as typeof import('@pin-auth/client');

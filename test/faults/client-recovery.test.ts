@@ -14,7 +14,13 @@ const LATE_MS = 3000;
 const JWT_SECRET = 'client-recovery-production-secret-0123456789abcdef';
 const WEBHOOK_SECRET = 'client-recovery-webhook-secret-0123456789abcdef';
 /** The service as docs/operations.md starts it: production, every default (limits included). */
-const PRODUCTION = { ...Object.fromEntries(Object.keys(RELAXED_LIMITS).map((k) => [k, ''])), NODE_ENV: 'production', JWT_SECRET, WEBHOOK_SECRET, CHAT_REPLIES: 'false' };
+const PRODUCTION = {
+  ...Object.fromEntries(Object.keys(RELAXED_LIMITS).map((k) => [k, ''])),
+  NODE_ENV: 'production',
+  JWT_SECRET,
+  WEBHOOK_SECRET,
+  CHAT_REPLIES: 'false',
+};
 const hasher = new PinHasher(JWT_SECRET);
 
 /**
@@ -137,7 +143,7 @@ describe('faults: clients recover what a fault took (production defaults)', func
     expect((await client.profile(next)).id).to.equal(session.user.id);
   });
 
-  it("a socket client stays connected while its web node is cut off from Redis; auth-success published then is lost, and its recheck still gets the session", async function () {
+  it('a socket client stays connected while its web node is cut off from Redis; auth-success published then is lost, and its recheck still gets the session', async function () {
     // rechecks every 2 s; a second client with rechecks off shows what was lost
     const client = new PinAuthClient({ baseUrl: a.url, recheckIntervalMs: 2000 });
     const control = new PinAuthClient({ baseUrl: a.url, recheckIntervalMs: 0 });

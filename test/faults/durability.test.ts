@@ -83,10 +83,14 @@ describe('faults: an accepted webhook survives kill -9 of Redis (AOF, appendfsyn
     }
     // drain: a worker runs every job
     worker = await startProcess('worker', env);
-    const counts = await eventually(async () => {
-      const c = await queue.getJobCounts('completed', 'failed', 'waiting', 'active', 'delayed');
-      return (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) === 0 ? c : undefined;
-    }, 30000, 100);
+    const counts = await eventually(
+      async () => {
+        const c = await queue.getJobCounts('completed', 'failed', 'waiting', 'active', 'delayed');
+        return (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) === 0 ? c : undefined;
+      },
+      30000,
+      100,
+    );
     await queue.close();
     // eslint-disable-next-line no-console
     console.log(

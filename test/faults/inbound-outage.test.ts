@@ -79,7 +79,10 @@ describe('faults: inbound work outlives a Redis that refuses writes (out of memo
   const keys = () => makeKeys(stack.prefix);
   const jobOf = (p: Person) => inbound.getJob(evolutionJobId('test-instance', p.rawId));
   const repliesTo = (p: Person): string[] =>
-    gw.requests.map(outboundOf).filter((o) => o.to === p.phone.replace(/^\+/, '')).map((o) => String(o.text));
+    gw.requests
+      .map(outboundOf)
+      .filter((o) => o.to === p.phone.replace(/^\+/, ''))
+      .map((o) => String(o.text));
   const newPerson = async (): Promise<Person> => {
     const { pin, emoji } = await registerPin(stack.url);
     return { pin, emoji, phone: randomPhone(), rawId: `OOM${Math.random().toString(36).slice(2, 12).toUpperCase()}` };
@@ -112,10 +115,14 @@ describe('faults: inbound work outlives a Redis that refuses writes (out of memo
     for (const p of everyone) await mendPhone(p); // DEL is allowed out of memory
 
     // out of memory until the first PINs have expired, and past the old budget of 10 attempts
-    await eventually(async () => {
-      const attempts = (await Promise.all(everyone.map(jobOf))).map((j) => j?.attemptsMade ?? 0);
-      return Math.min(...attempts) > 2 * OTHER_FAULT_ATTEMPTS && Date.now() > registeredAt + 31_000 ? true : undefined;
-    }, 60000, 200);
+    await eventually(
+      async () => {
+        const attempts = (await Promise.all(everyone.map(jobOf))).map((j) => j?.attemptsMade ?? 0);
+        return Math.min(...attempts) > 2 * OTHER_FAULT_ATTEMPTS && Date.now() > registeredAt + 31_000 ? true : undefined;
+      },
+      60000,
+      200,
+    );
     const attempts = (await Promise.all(everyone.map(jobOf))).map((j) => j?.attemptsMade ?? 0);
     expect((await inbound.getJobCounts('failed')).failed ?? 0, 'no job gave up while Redis refused writes').to.equal(0);
     expect(repliesTo(everyone[0]!), 'nothing answered during the outage').to.deep.equal([]);

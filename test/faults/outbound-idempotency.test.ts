@@ -49,10 +49,14 @@ describe('faults: outbound sends are not repeated once the gateway accepted them
     const heir = await f.stack.addWorker();
     const queue = stackQueue(f.stack.prefix, 'outbound', f.redis.url);
     try {
-      const job = await eventually(async () => {
-        const j = await queue.getJob(String(sent.body.messageId));
-        return j?.finishedOn ? j : undefined;
-      }, 30000, 200);
+      const job = await eventually(
+        async () => {
+          const j = await queue.getJob(String(sent.body.messageId));
+          return j?.finishedOn ? j : undefined;
+        },
+        30000,
+        200,
+      );
       expect(job.returnvalue).to.deep.include({ providerMessageId: 'wamid.MOCKSENT' });
     } finally {
       await queue.close();

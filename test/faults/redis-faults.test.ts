@@ -125,11 +125,15 @@ describe('faults: Redis full, read-only, slow or gone → 503, never 500', funct
       clients.map((c, i) =>
         first[i]!.status === 200 && first[i]!.body.verified === true
           ? Promise.resolve(first[i]!.body as unknown as LoginBody)
-          : eventually(async () => {
-              const r = await post<LoginBody>(f.stack.url, '/check-login', { pin: c.pin });
-              expect(r.status, r.text).to.equal(200);
-              return r.body.verified ? r.body : undefined;
-            }, 15000, 200),
+          : eventually(
+              async () => {
+                const r = await post<LoginBody>(f.stack.url, '/check-login', { pin: c.pin });
+                expect(r.status, r.text).to.equal(200);
+                return r.body.verified ? r.body : undefined;
+              },
+              15000,
+              200,
+            ),
       ),
     );
     const lost = collected.filter((l) => !l.verified).length;

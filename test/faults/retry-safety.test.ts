@@ -110,7 +110,7 @@ describe('faults: retries after a lost answer', function () {
     // give a second send every chance to show up
     await new Promise((r) => setTimeout(r, 1500));
     // the text goes out below the heading that says who sent it (docs/security.md)
-    const sends = gateway.requests.filter((r) => ((r.json as { text?: string }).text ?? "").includes(text));
+    const sends = gateway.requests.filter((r) => ((r.json as { text?: string }).text ?? '').includes(text));
     expect(sends, 'messages sent').to.have.length(1);
   });
 
@@ -118,7 +118,11 @@ describe('faults: retries after a lost answer', function () {
     const a = (await fullLogin(f.stack.url)).login;
     const b = (await fullLogin(f.stack.url)).login;
     const send = (who: LoginBody, message: string) =>
-      request(f.stack.url, 'POST', '/send-message', { json: { phoneNumber: '+5511912345678', message }, token: who.token, headers: { 'idempotency-key': 'shared-key' } });
+      request(f.stack.url, 'POST', '/send-message', {
+        json: { phoneNumber: '+5511912345678', message },
+        token: who.token,
+        headers: { 'idempotency-key': 'shared-key' },
+      });
     const ra = await send(a, 'from a');
     const rb = await send(b, 'from b');
     expect(ra.status, ra.text).to.equal(200);

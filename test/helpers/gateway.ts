@@ -172,7 +172,8 @@ export async function startFakeEvolution(opts: { apiKey: string; instances: stri
     if (req.method !== 'POST' || !m) return { status: 404, body: { status: 404, error: 'Not Found', response: { message: [`Cannot POST ${req.url}`] } } };
     if (req.headers.apikey !== opts.apiKey) return { status: 401, body: { status: 401, error: 'Unauthorized', response: { message: 'Unauthorized' } } };
     const instance = decodeURIComponent(m[1]!);
-    if (!opts.instances.includes(instance)) return { status: 404, body: { status: 404, error: 'Not Found', response: { message: [`The "${instance}" instance does not exist`] } } };
+    if (!opts.instances.includes(instance))
+      return { status: 404, body: { status: 404, error: 'Not Found', response: { message: [`The "${instance}" instance does not exist`] } } };
     const to = (req.json as { number?: unknown } | null)?.number;
     if (down.sends > 0 && (down.number === undefined || to === down.number)) {
       down.sends--;
@@ -186,7 +187,11 @@ export async function startFakeEvolution(opts: { apiKey: string; instances: stri
     }
     const id = `3EB0${randomBytes(8).toString('hex').toUpperCase()}`;
     const remoteJid = body.number.includes('@') ? body.number : `${body.number}@s.whatsapp.net`;
-    return { status: 201, id, body: { key: { remoteJid, fromMe: true, id }, message: { conversation: text }, messageTimestamp: Math.floor(Date.now() / 1000), status: 'PENDING' } };
+    return {
+      status: 201,
+      id,
+      body: { key: { remoteJid, fromMe: true, id }, message: { conversation: text }, messageTimestamp: Math.floor(Date.now() / 1000), status: 'PENDING' },
+    };
   });
   return Object.assign(gw, {
     dropConnection(sends: number, error = 'Error: Connection Closed', number?: string) {
@@ -198,13 +203,23 @@ export async function startFakeEvolution(opts: { apiKey: string; instances: stri
 }
 
 export function startFakeGraph(opts: { token: string; phoneNumberIds: string[] }): Promise<FakeGateway> {
-  const graphError = (status: number, code: number, message: string) => ({ status, body: { error: { message, type: 'OAuthException', code, fbtrace_id: `A${randomBytes(4).toString('hex')}` } } });
+  const graphError = (status: number, code: number, message: string) => ({
+    status,
+    body: { error: { message, type: 'OAuthException', code, fbtrace_id: `A${randomBytes(4).toString('hex')}` } },
+  });
   return fakeServer((req) => {
     const m = /^\/v\d+\.\d+\/([^/?]+)\/messages$/.exec(req.url);
     if (req.method !== 'POST' || !m) return graphError(400, 100, 'Unsupported post request');
     if (req.headers.authorization !== `Bearer ${opts.token}`) return graphError(401, 190, 'Invalid OAuth access token');
     if (!opts.phoneNumberIds.includes(m[1]!)) return graphError(400, 100, `Unsupported post request. Object with ID '${m[1]}' does not exist`);
-    const body = (req.json ?? {}) as { messaging_product?: unknown; to?: unknown; recipient?: unknown; type?: unknown; text?: { body?: unknown }; interactive?: unknown };
+    const body = (req.json ?? {}) as {
+      messaging_product?: unknown;
+      to?: unknown;
+      recipient?: unknown;
+      type?: unknown;
+      text?: { body?: unknown };
+      interactive?: unknown;
+    };
     const to = typeof body.to === 'string' && /^\d{7,15}$/.test(body.to) ? body.to : null;
     const recipient = typeof body.recipient === 'string' && body.recipient !== '' ? body.recipient : null;
     const content = body.type === 'text' ? typeof body.text?.body === 'string' : body.type === 'interactive' && validButtons(body.interactive);
@@ -212,7 +227,15 @@ export function startFakeGraph(opts: { token: string; phoneNumberIds: string[] }
       return graphError(400, 100, 'Invalid parameter');
     }
     const id = `wamid.${randomBytes(16).toString('base64url')}`;
-    return { status: 200, id, body: { messaging_product: 'whatsapp', contacts: [{ input: to ?? recipient, wa_id: to ?? undefined, user_id: recipient ?? undefined }], messages: [{ id }] } };
+    return {
+      status: 200,
+      id,
+      body: {
+        messaging_product: 'whatsapp',
+        contacts: [{ input: to ?? recipient, wa_id: to ?? undefined, user_id: recipient ?? undefined }],
+        messages: [{ id }],
+      },
+    };
   });
 }
 
@@ -277,7 +300,13 @@ export function cloudButtonReply(opts: { phone: string; id: string; title: strin
 }
 
 /** A Cloud API status webhook of message `id` to `phone`, priced as Meta prices it (per-message pricing, `PMP`). */
-export function cloudPricedStatus(opts: { id: string; phone: string; status?: 'sent' | 'delivered' | 'read'; billable?: boolean; category?: string }): Record<string, unknown> {
+export function cloudPricedStatus(opts: {
+  id: string;
+  phone: string;
+  status?: 'sent' | 'delivered' | 'read';
+  billable?: boolean;
+  category?: string;
+}): Record<string, unknown> {
   const to = opts.phone.replace(/^\+/, '');
   const billable = opts.billable ?? true;
   return {

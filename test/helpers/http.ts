@@ -32,10 +32,8 @@ export async function request<T = Record<string, unknown>>(
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 
-export const post = <T = Record<string, unknown>>(base: string, path: string, json: unknown, token?: string) =>
-  request<T>(base, 'POST', path, { json, token });
-export const get = <T = Record<string, unknown>>(base: string, path: string, token?: string) =>
-  request<T>(base, 'GET', path, { token });
+export const post = <T = Record<string, unknown>>(base: string, path: string, json: unknown, token?: string) => request<T>(base, 'POST', path, { json, token });
+export const get = <T = Record<string, unknown>>(base: string, path: string, token?: string) => request<T>(base, 'GET', path, { token });
 
 /** Polls until `fn` returns a value that is not undefined, or fails after timeoutMs. */
 export async function eventually<T>(fn: () => Promise<T | undefined>, timeoutMs = 10000, everyMs = 50): Promise<T> {
@@ -76,4 +74,3 @@ export async function againWhileUnavailable<T extends { status: number }>(send: 
     await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
   }
 }
-

@@ -43,7 +43,10 @@ export function procfileCommand(role: 'web' | 'worker'): string[] {
     .split('\n')
     .find((l) => l.startsWith(`${role}:`));
   if (!line) throw new Error(`Procfile has no ${role}: line`);
-  return line.slice(role.length + 1).trim().split(/\s+/);
+  return line
+    .slice(role.length + 1)
+    .trim()
+    .split(/\s+/);
 }
 
 export async function freePort(): Promise<number> {
@@ -70,10 +73,7 @@ export interface ServiceProcess {
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<void>;
 }
 
-export async function startProcess(
-  role: 'web' | 'worker' | 'all',
-  env: Record<string, string>,
-): Promise<ServiceProcess> {
+export async function startProcess(role: 'web' | 'worker' | 'all', env: Record<string, string>): Promise<ServiceProcess> {
   // a given PORT is kept (a URL that names it, e.g. OIDC_ISSUER, had to be known before the start)
   const port = role === 'worker' ? 0 : env.PORT ? Number(env.PORT) : await freePort();
   const [cmd, ...args] = role === 'all' ? ['node', 'dist/src/bin/all.js'] : procfileCommand(role);

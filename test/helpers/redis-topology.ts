@@ -93,9 +93,19 @@ function spawnSentinel(args: string[]): ChildProcess {
 }
 
 const serverArgs = (port: number, dir: string): string[] => [
-  '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
+  '--port',
+  String(port),
+  '--bind',
+  '127.0.0.1',
+  '--dir',
+  dir,
+  '--save',
+  '',
+  '--appendonly',
+  'no',
   // a replica syncs at once instead of after the default 5 s of waiting for more replicas
-  '--repl-diskless-sync-delay', '0',
+  '--repl-diskless-sync-delay',
+  '0',
 ];
 
 /** INFO section as a map. */
@@ -133,7 +143,11 @@ export class SentinelTopology {
       servers.push(await RedisProcess.spawn('redis-server', serverArgs(primaryPort, dir), primaryPort));
       for (let i = 0; i < (opts.replicas ?? 1); i++) {
         const replicaPort = await freePort();
-        const replica = await RedisProcess.spawn('redis-server', [...serverArgs(replicaPort, dir), '--replicaof', '127.0.0.1', String(primaryPort)], replicaPort);
+        const replica = await RedisProcess.spawn(
+          'redis-server',
+          [...serverArgs(replicaPort, dir), '--replicaof', '127.0.0.1', String(primaryPort)],
+          replicaPort,
+        );
         servers.push(replica);
         await eventually(async () => ((await info(replica, 'replication')).master_link_status === 'up' ? true : undefined), 15000, 100);
       }
@@ -255,9 +269,12 @@ export class ClusterTopology {
         const port = await freePort();
         const args = [
           ...serverArgs(port, dir),
-          '--cluster-enabled', 'yes',
-          '--cluster-config-file', path.join(dir, `nodes-${port}.conf`),
-          '--cluster-node-timeout', '2000',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          path.join(dir, `nodes-${port}.conf`),
+          '--cluster-node-timeout',
+          '2000',
         ];
         nodes.push(await RedisProcess.spawn('redis-server', args, port));
       }

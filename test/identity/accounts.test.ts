@@ -171,7 +171,7 @@ function scenarios(world: () => World): void {
     expect(await w().redis.get(keys(w().stack.prefix).userByPhone(a))).to.equal(null);
   });
 
-  it('a recycled number arriving with another LID does not open the previous owner\'s account; the owner still signs in by their LID', async function () {
+  it("a recycled number arriving with another LID does not open the previous owner's account; the owner still signs in by their LID", async function () {
     const phone = randomPhone();
     const [owner, next] = [newLid(), newLid()];
     const first = await loginWith('evolution/v2.3-messages-upsert-lid-remoteJidAlt.json', { LID: owner, PHONE: digits(phone) });
@@ -216,7 +216,7 @@ function scenarios(world: () => World): void {
     expect(await profile(plain.token)).to.include({ id: plain.user.id });
   });
 
-  it('never silent: a LID-only sender with an unknown code is told so at the LID\'s chat on its instance', async function () {
+  it("never silent: a LID-only sender with an unknown code is told so at the LID's chat on its instance", async function () {
     const lid = newLid();
     await send('evolution/messages-upsert-lid-without-phone.json', { LID: lid, TEXT: `PIN: ${randomEmoji()}` });
     const reply = await delivered(w().evo, (j) => j.number === `${lid}@lid` && String(j.text).includes('unknown'));
@@ -225,7 +225,10 @@ function scenarios(world: () => World): void {
 
   it('no process logged an error', function () {
     for (const p of [...w().stack.webs, ...w().stack.workers]) {
-      const bad = p.output().split('\n').filter((l) => / error:/.test(l));
+      const bad = p
+        .output()
+        .split('\n')
+        .filter((l) => / error:/.test(l));
       expect(bad, `${p.role}:\n${bad.join('\n')}`).to.deep.equal([]);
     }
   });

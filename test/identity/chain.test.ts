@@ -54,7 +54,14 @@ describe('identity: the chain steps (confirmation, STOP, racing links)', functio
     receivedAt: Date.now(),
   });
   const processor = (confirm: boolean, chain?: LoginChain) =>
-    new LoginProcessor(services.scripts, services.keys, services.tokens, services.sessions, { graceSeconds: 120, confirm, stepwise: chain !== undefined }, chain);
+    new LoginProcessor(
+      services.scripts,
+      services.keys,
+      services.tokens,
+      services.sessions,
+      { graceSeconds: 120, confirm, stepwise: chain !== undefined },
+      chain,
+    );
   const userOf = (o: LoginOutcome): string => (o.outcome === 'logged-in' ? o.result.user.id : `(${o.outcome})`);
   const code = async (): Promise<string> => {
     const emoji = randomEmoji();
@@ -104,7 +111,7 @@ describe('identity: the chain steps (confirmation, STOP, racing links)', functio
     expect(record).to.include({ 'id:lid': lid, phone });
   });
 
-  it('a number change naming another user id than the old number\'s account moves nothing', async function () {
+  it("a number change naming another user id than the old number's account moves nothing", async function () {
     const [oldPhone, newPhone] = [randomPhone(), randomPhone()];
     const p = processor(false);
     const owner = await p.process(job({ userId: `US.${newLid()}`, phone: oldPhone }, await code()));

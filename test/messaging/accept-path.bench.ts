@@ -59,7 +59,11 @@ async function measure(url: string, child: ChildProcess): Promise<{ rps: number;
 
 async function bare() {
   const port = await freePort();
-  const child = spawn('node', ['--input-type=module', '-e', BARE], { cwd: ROOT, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn('node', ['--input-type=module', '-e', BARE], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
   try {
     return await measure(`http://127.0.0.1:${port}`, child);

@@ -62,10 +62,14 @@ describe('messaging: the webhook and the inbound job it adds', function () {
     expect(((await inbound.getJob(first!.id!))!.data as InboundJob).nonce).to.equal(data.nonce);
 
     await stack.addWorker();
-    const counts = await eventually(async () => {
-      const c = await jobCounts(inbound);
-      return c.pending === 0 && c.completed >= MESSAGES ? c : undefined;
-    }, 20000, 100);
+    const counts = await eventually(
+      async () => {
+        const c = await jobCounts(inbound);
+        return c.pending === 0 && c.completed >= MESSAGES ? c : undefined;
+      },
+      20000,
+      100,
+    );
     expect(counts).to.include({ completed: MESSAGES, failed: 0, total: MESSAGES });
   });
 });

@@ -48,7 +48,9 @@ describe('messaging: a burst of 2,000 webhooks across two web nodes', function (
     const token = evolutionJwt(JWT_KEY);
     // a 503 (Redis past its timeout under load) is delivered again, as gateways do
     const deliver = (b: (typeof bodies)[number], node: number) =>
-      againWhileUnavailable(() => postWebhook(stack.webs[node]!.url, b.raw, b.auth === 'jwt' ? { authorization: `Bearer ${token}` } : { 'x-hub-signature-256': sign(b.raw, SECRET) }));
+      againWhileUnavailable(() =>
+        postWebhook(stack.webs[node]!.url, b.raw, b.auth === 'jwt' ? { authorization: `Bearer ${token}` } : { 'x-hub-signature-256': sign(b.raw, SECRET) }),
+      );
 
     const statuses = await inBatches(bodies, IN_FLIGHT, async (b, i) => (await deliver(b, i % 2)).status);
     expect(statuses.filter((s) => s !== 200)).to.deep.equal([]);

@@ -89,7 +89,10 @@ describe('messaging: channels (several gateways, instances and numbers at once)'
       await login(body, phone);
       const req = await accepted(gw, (j) => j[field] === digits(phone));
       expect(req.url, name).to.equal(url);
-      expect(evo.accepted.concat(graph.accepted).filter((r) => JSON.stringify(r.json).includes(digits(phone))), name).to.have.length(1);
+      expect(
+        evo.accepted.concat(graph.accepted).filter((r) => JSON.stringify(r.json).includes(digits(phone))),
+        name,
+      ).to.have.length(1);
     }
     // and nothing the fakes refused along the way
     expect(evo.requests.length + graph.requests.length).to.equal(evo.accepted.length + graph.accepted.length);
@@ -136,7 +139,21 @@ describe('messaging: channels (several gateways, instances and numbers at once)'
     // statuses arrive out of order: read before delivered; the record only moves forward
     const statuses = (list: [string, number][]) => ({
       object: 'whatsapp_business_account',
-      entry: [{ id: '1', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550001111', phone_number_id: '1111111111' }, statuses: list.map(([status, ts]) => ({ id: req.id, status, timestamp: String(ts), recipient_id: digits(phone) })) } }] }],
+      entry: [
+        {
+          id: '1',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '15550001111', phone_number_id: '1111111111' },
+                statuses: list.map(([status, ts]) => ({ id: req.id, status, timestamp: String(ts), recipient_id: digits(phone) })),
+              },
+            },
+          ],
+        },
+      ],
     });
     const now = Math.floor(Date.now() / 1000);
     expect((await post(stack.url, '/messaging-endpoint', statuses([['read', now + 2]]))).status).to.equal(200);
@@ -153,7 +170,10 @@ describe('messaging: channels (several gateways, instances and numbers at once)'
 
   it('a failure for good is recorded on the message, with the reason', async function () {
     // the next request the fake Evolution gets is refused as the real one refuses an unknown number
-    evo.queue.push({ status: 400, body: { status: 400, error: 'Bad Request', response: { message: [{ exists: false, jid: '15550000000@s.whatsapp.net', number: '15550000000' }] } } });
+    evo.queue.push({
+      status: 400,
+      body: { status: 400, error: 'Bad Request', response: { message: [{ exists: false, jid: '15550000000@s.whatsapp.net', number: '15550000000' }] } },
+    });
     const r = await post(stack.url, '/send-message', { phoneNumber: '+15550000000', message: 'to nobody', channel: 'evolution:inst-a' }, token);
     const id = String(r.body.messageId);
     const failed = await eventually(async () => {
@@ -167,7 +187,10 @@ describe('messaging: channels (several gateways, instances and numbers at once)'
   it('counts outbound results and status updates in /metrics', async function () {
     const m = await eventually(async () => {
       const r = await request(stack.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-      return /pinauth_outbound_messages_total\{[^}]*gateway="cloud"[^}]*result="sent"/.test(r.text) && /pinauth_delivery_status_updates_total\{[^}]*status="read"/.test(r.text) ? r : undefined;
+      return /pinauth_outbound_messages_total\{[^}]*gateway="cloud"[^}]*result="sent"/.test(r.text) &&
+        /pinauth_delivery_status_updates_total\{[^}]*status="read"/.test(r.text)
+        ? r
+        : undefined;
     }, 20000);
     expect(m.text).to.match(/pinauth_outbound_messages_total\{[^}]*gateway="evolution"[^}]*result="sent"/);
   });
@@ -182,7 +205,14 @@ describe('messaging: Evolution v1 outbound shape (EVOLUTION_API_VERSION=v1)', fu
     evo = await startFakeEvolution({ apiKey: EVO_KEY, instances: ['legacy'], version: 'v1' });
     stack = await startStack({
       name: 'evo-v1',
-      env: { MESSAGING_PROVIDER: 'evolution', EVOLUTION_API_URL: evo.url, EVOLUTION_API_KEY: EVO_KEY, EVOLUTION_INSTANCE: 'legacy', EVOLUTION_API_VERSION: 'v1', REPLY_SIGNED_IN: 'Signed in (v1)' },
+      env: {
+        MESSAGING_PROVIDER: 'evolution',
+        EVOLUTION_API_URL: evo.url,
+        EVOLUTION_API_KEY: EVO_KEY,
+        EVOLUTION_INSTANCE: 'legacy',
+        EVOLUTION_API_VERSION: 'v1',
+        REPLY_SIGNED_IN: 'Signed in (v1)',
+      },
     });
   });
   after(async function () {
@@ -200,7 +230,9 @@ describe('messaging: Evolution v1 outbound shape (EVOLUTION_API_VERSION=v1)', fu
     const req = await eventually(async () => evo.accepted.find((r) => (r.json as { number?: string }).number === digits(phone)), 15000);
     expect(req.url).to.equal('/message/sendText/legacy');
     expect(Object.keys(req.json as object)).to.have.members(['number', 'textMessage']);
-    expect(req.json).to.have.nested.property('textMessage.text').that.matches(/^Signed in \(v1\)/);
+    expect(req.json)
+      .to.have.nested.property('textMessage.text')
+      .that.matches(/^Signed in \(v1\)/);
     expect(evo.requests).to.have.length(evo.accepted.length);
   });
 });

@@ -15,8 +15,10 @@ const AUTH_ENV = { WEBHOOK_SECRET: HMAC_SECRET, WEBHOOK_JWT_KEY: JWT_KEY, WEBHOO
 
 type Post = (path: string, raw: string, headers?: Record<string, string>) => Promise<JsonResponse>;
 
-const postTo = (base: string): Post => (path, raw, headers = {}) =>
-  request(base, 'POST', path, { raw, headers: { 'content-type': 'application/json', ...headers } });
+const postTo =
+  (base: string): Post =>
+  (path, raw, headers = {}) =>
+    request(base, 'POST', path, { raw, headers: { 'content-type': 'application/json', ...headers } });
 
 /** A token signed with the key, claims as given (to try what Evolution would never send). */
 const token = (claims: Record<string, unknown>, header: Record<string, unknown> = {}): string => {
@@ -72,8 +74,18 @@ describe('messaging: the webhook door, paths and credentials', function () {
     it('answers every path', async function () {
       const raw = body();
       // a by-events URL built on a base URL ending in `/` has a doubled slash (Evolution never retries a 404)
-      const doubled = ['/messaging-endpoint//messages-upsert', `/messaging-endpoint/${PATH_SECRET}//messages-upsert`, `/messaging-endpoint//${PATH_SECRET}//messages-upsert`];
-      for (const path of ['/messaging-endpoint', '/messaging-endpoint/messages-upsert', '/messaging-endpoint/contacts-upsert', `/messaging-endpoint/${PATH_SECRET}/messages-upsert`, ...doubled]) {
+      const doubled = [
+        '/messaging-endpoint//messages-upsert',
+        `/messaging-endpoint/${PATH_SECRET}//messages-upsert`,
+        `/messaging-endpoint//${PATH_SECRET}//messages-upsert`,
+      ];
+      for (const path of [
+        '/messaging-endpoint',
+        '/messaging-endpoint/messages-upsert',
+        '/messaging-endpoint/contacts-upsert',
+        `/messaging-endpoint/${PATH_SECRET}/messages-upsert`,
+        ...doubled,
+      ]) {
         expect((await hook(path, raw, { authorization: `Bearer ${BEARER_KEY}` })).status, path).to.equal(200);
       }
     });
@@ -178,8 +190,13 @@ describe('messaging: the webhook door, paths and credentials', function () {
       for (const secret of secrets) expect(output.includes(secret), `log output holds ${secret}`).to.equal(false);
     });
 
-    it("the access line names webhook paths by their label", function () {
-      for (const path of [`/messaging-endpoint/${PATH_SECRET}`, `/messaging-endpoint/${PATH_SECRET}/messages-upsert`, '/messaging-endpoint/wrongSecret_0123456789', '/messaging-endpoint/a/b/c/d']) {
+    it('the access line names webhook paths by their label', function () {
+      for (const path of [
+        `/messaging-endpoint/${PATH_SECRET}`,
+        `/messaging-endpoint/${PATH_SECRET}/messages-upsert`,
+        '/messaging-endpoint/wrongSecret_0123456789',
+        '/messaging-endpoint/a/b/c/d',
+      ]) {
         const label = loggablePath(path);
         for (const secret of secrets) expect(label.includes(secret), label).to.equal(false);
       }

@@ -19,7 +19,14 @@ const INSTANCES = ['inst-a', 'inst-b'];
 const NUMBERS = ['1111111111', '2222222222'];
 
 interface Fixture {
-  expect: { status: number; accepted: number; ignored: number; reason?: string; then?: 'login' | 'lid-login' | 'bsuid-login' | 'edit-login' | 'number-changed' | 'status'; statuses?: string[] };
+  expect: {
+    status: number;
+    accepted: number;
+    ignored: number;
+    reason?: string;
+    then?: 'login' | 'lid-login' | 'bsuid-login' | 'edit-login' | 'number-changed' | 'status';
+    statuses?: string[];
+  };
   path?: string;
   body: unknown;
 }
@@ -78,7 +85,11 @@ describe('messaging: real payload shapes of both gateways (fixtures)', function 
     const pin = randomPin();
     const emoji = randomEmoji();
     await post(stack.url, '/register-pin', { pin, emojiString: emoji });
-    const r = await postFixture('evolution', { event: 'messages.upsert', instance: 'inst-a', data: { key: { remoteJid: `${digits(randomPhone())}@s.whatsapp.net`, fromMe: false, id: 'SENDER' }, message: { conversation: `PIN: ${emoji}` } } });
+    const r = await postFixture('evolution', {
+      event: 'messages.upsert',
+      instance: 'inst-a',
+      data: { key: { remoteJid: `${digits(randomPhone())}@s.whatsapp.net`, fromMe: false, id: 'SENDER' }, message: { conversation: `PIN: ${emoji}` } },
+    });
     expect(r.status, r.text).to.equal(200);
     token = (await verified(pin)).token;
   });
@@ -106,12 +117,31 @@ describe('messaging: real payload shapes of both gateways (fixtures)', function 
     expect((await post(stack.url, '/register-pin', { pin, emojiString: emoji })).status).to.equal(200);
     const body = {
       object: 'whatsapp_business_account',
-      entry: [{ id: '1', changes: [{ field: 'messages', value: {
-        messaging_product: 'whatsapp',
-        metadata: { display_phone_number: '15550783881', phone_number_id: '2222222222' },
-        contacts: [{ profile: { name: 'Kerry' }, wa_id: waId, ...(bsuid ? { user_id: bsuid } : {}) }],
-        messages: [{ from: waId, ...(bsuid ? { from_user_id: bsuid } : {}), id: `wamid.${randomBytes(8).toString('hex')}`, timestamp: '1772460309', type: 'text', text: { body: `PIN: ${emoji}` } }],
-      } }] }],
+      entry: [
+        {
+          id: '1',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '15550783881', phone_number_id: '2222222222' },
+                contacts: [{ profile: { name: 'Kerry' }, wa_id: waId, ...(bsuid ? { user_id: bsuid } : {}) }],
+                messages: [
+                  {
+                    from: waId,
+                    ...(bsuid ? { from_user_id: bsuid } : {}),
+                    id: `wamid.${randomBytes(8).toString('hex')}`,
+                    timestamp: '1772460309',
+                    type: 'text',
+                    text: { body: `PIN: ${emoji}` },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
     };
     expect((await postFixture('cloud', body)).status).to.equal(200);
     return (await verified(pin)).user.id;
@@ -167,11 +197,22 @@ describe('messaging: real payload shapes of both gateways (fixtures)', function 
             const typo: Record<string, string> = { ...values, ID: values.ORIGINAL!, TEXT: `PIN: ${randomEmoji()}` };
             const original =
               gateway === 'evolution'
-                ? { event: 'messages.upsert', instance: 'inst-b', data: { key: { remoteJid: `${typo.PHONE}@s.whatsapp.net`, fromMe: false, id: typo.ID }, pushName: 'Rita', message: { conversation: typo.TEXT } } }
-                : JSON.parse(fill((load('cloud').find(([f]) => f === 'text.json')![1]).body, typo));
+                ? {
+                    event: 'messages.upsert',
+                    instance: 'inst-b',
+                    data: {
+                      key: { remoteJid: `${typo.PHONE}@s.whatsapp.net`, fromMe: false, id: typo.ID },
+                      pushName: 'Rita',
+                      message: { conversation: typo.TEXT },
+                    },
+                  }
+                : JSON.parse(fill(load('cloud').find(([f]) => f === 'text.json')![1].body, typo));
             expect((await postFixture(gateway, original)).status).to.equal(200);
             const scope = gateway === 'evolution' ? 'inst-b' : '';
-            await eventually(async () => ((await redis.exists(keys(stack.prefix).sender(messageKey(gateway, scope, typo.ID!)))) === 1 ? true : undefined), 15000);
+            await eventually(
+              async () => ((await redis.exists(keys(stack.prefix).sender(messageKey(gateway, scope, typo.ID!)))) === 1 ? true : undefined),
+              15000,
+            );
           }
           if (then === 'status') {
             tracked = await sentMessage(gateway);

@@ -119,10 +119,14 @@ describe('messaging: Evolution API as it fails (transient 400s, doubled slashes,
     };
     expect((await request(stack.url, 'POST', '/messaging-endpoint', { json: receipt })).status).to.equal(200);
     const after = Date.now();
-    const record = await eventually(async () => {
-      const h = await redis.hgetall(k.outbound(jobId));
-      return h.deliveredAt ? h : undefined;
-    }, 15_000, 100);
+    const record = await eventually(
+      async () => {
+        const h = await redis.hgetall(k.outbound(jobId));
+        return h.deliveredAt ? h : undefined;
+      },
+      15_000,
+      100,
+    );
     expect(Number(record.deliveredAt)).to.be.within(before, after);
     expect(Number(record.deliveredAt)).to.be.at.least(Number(record.sentAt));
   });

@@ -52,10 +52,15 @@ describe('messaging: payload normalisation (details of both gateways)', function
 
   describe('WhatsApp Cloud API', function () {
     it('keeps the good messages of a batch, a sender whose phone is withheld (BSUID only) included, and ignores an odd item', function () {
-      const good = (cloudMessage({ text: 'PIN: 🍎', phone: '+15551230001', id: 'wamid.GOOD', name: 'Ana Lima' }) as { entry: { changes: { value: Obj }[] }[] }).entry[0]!.changes[0]!.value;
+      const good = (cloudMessage({ text: 'PIN: 🍎', phone: '+15551230001', id: 'wamid.GOOD', name: 'Ana Lima' }) as { entry: { changes: { value: Obj }[] }[] })
+        .entry[0]!.changes[0]!.value;
       const body = cloudValue({
         contacts: [{ profile: { name: 'Someone Else' }, user_id: 'US.13491208655302741918' }, ...(good.contacts as Obj[])],
-        messages: [{ from_user_id: 'US.13491208655302741918', id: 'wamid.BSUID', timestamp: '1', type: 'text', text: { body: 'PIN: 🍎' } }, 'garbage', ...(good.messages as Obj[])],
+        messages: [
+          { from_user_id: 'US.13491208655302741918', id: 'wamid.BSUID', timestamp: '1', type: 'text', text: { body: 'PIN: 🍎' } },
+          'garbage',
+          ...(good.messages as Obj[]),
+        ],
       });
       const n = accepted(normaliseWebhook(body));
       expect(n.ignored).to.deep.equal(['malformed']);

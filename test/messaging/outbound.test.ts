@@ -10,10 +10,14 @@ const digits = (phone: string): string => phone.replace(/^\+/, '');
 
 /** Waits until the job has finished for good, and returns it with its final state. */
 async function finished(queue: Queue, id: string): Promise<{ job: Job; state: string }> {
-  const state = await eventually(async () => {
-    const s = await queue.getJobState(id);
-    return s === 'completed' || s === 'failed' ? s : undefined;
-  }, 15000, 100);
+  const state = await eventually(
+    async () => {
+      const s = await queue.getJobState(id);
+      return s === 'completed' || s === 'failed' ? s : undefined;
+    },
+    15000,
+    100,
+  );
   // read after the state is final, so failedReason and attemptsMade are too
   return { job: (await queue.getJob(id))!, state };
 }
@@ -120,7 +124,10 @@ describe('messaging: outbound through the gateways (retries, limiter, replies)',
     });
 
     it('does not retry after a 400, and the failed job keeps the reason', async function () {
-      ctx.gw.queue.push({ status: 400, body: { status: 400, error: 'Bad Request', response: { message: [{ exists: false, jid: 'x@s.whatsapp.net', number: 'x' }] } } });
+      ctx.gw.queue.push({
+        status: 400,
+        body: { status: 400, error: 'Bad Request', response: { message: [{ exists: false, jid: 'x@s.whatsapp.net', number: 'x' }] } },
+      });
       const id = await send('rejected with 400');
       const { job, state } = await finished(ctx.outbound, id);
       expect(state).to.equal('failed');

@@ -28,7 +28,8 @@ describe('messaging: the inbound path in partitions', function () {
 
   before(async function () {
     stack = await startStack({ name: 'parts', webs: 1, workers: 0, env: { MESSAGING_PROVIDER: 'log', INBOUND_PARTITIONS: String(PARTITIONS) } });
-    const open = (name: string) => new Queue(name, { connection: { host: url.hostname, port: Number(url.port || 6379) }, prefix: keys(stack.prefix).queuePrefix(name) });
+    const open = (name: string) =>
+      new Queue(name, { connection: { host: url.hostname, port: Number(url.port || 6379) }, prefix: keys(stack.prefix).queuePrefix(name) });
     queues = Array.from({ length: PARTITIONS }, (_, k) => open(inboundQueueName(k)));
     outQueues = Array.from({ length: PARTITIONS }, (_, k) => open(outboundQueueName(k)));
   });
@@ -65,25 +66,37 @@ describe('messaging: the inbound path in partitions', function () {
 
     await stack.addWorker();
     for (const l of logins) {
-      await eventually(async () => {
-        const r = await post<{ verified: boolean }>(stack.url, '/check-login', { pin: l.pin });
-        return r.status === 200 && r.body.verified ? true : undefined;
-      }, 30000, 100);
+      await eventually(
+        async () => {
+          const r = await post<{ verified: boolean }>(stack.url, '/check-login', { pin: l.pin });
+          return r.status === 200 && r.body.verified ? true : undefined;
+        },
+        30000,
+        100,
+      );
     }
-    const completed = await eventually(async () => {
-      const c = await Promise.all(queues.map((q) => q.getJobCounts('completed', 'failed', 'waiting', 'active')));
-      return c.reduce((s, x) => s + (x.completed ?? 0), 0) === LOGINS ? c : undefined;
-    }, 20000, 100);
+    const completed = await eventually(
+      async () => {
+        const c = await Promise.all(queues.map((q) => q.getJobCounts('completed', 'failed', 'waiting', 'active')));
+        return c.reduce((s, x) => s + (x.completed ?? 0), 0) === LOGINS ? c : undefined;
+      },
+      20000,
+      100,
+    );
     for (const c of completed) {
       expect(c.completed).to.be.greaterThan(0);
       expect(c.failed).to.equal(0);
     }
 
     // one "signed in" reply per login, each on the outbound queue of its job id's partition
-    const sent = await eventually(async () => {
-      const c = await Promise.all(outQueues.map((q) => q.getJobCounts('completed', 'failed')));
-      return c.reduce((s, x) => s + (x.completed ?? 0), 0) === LOGINS ? c : undefined;
-    }, 30000, 100);
+    const sent = await eventually(
+      async () => {
+        const c = await Promise.all(outQueues.map((q) => q.getJobCounts('completed', 'failed')));
+        return c.reduce((s, x) => s + (x.completed ?? 0), 0) === LOGINS ? c : undefined;
+      },
+      30000,
+      100,
+    );
     for (const [p, c] of sent.entries()) {
       expect(c.completed, `outbound partition ${p}`).to.be.greaterThan(0);
       expect(c.failed).to.equal(0);

@@ -36,7 +36,10 @@ describe('messaging: replies as a policy (CHAT_REPLY_KINDS), their cost, the dai
     });
     it('refuses an unknown kind, and confirmation in the chat without its question', function () {
       expect(() => loadConfig({ ...base, CHAT_REPLY_KINDS: 'signed-in,hello' })).to.throw(ConfigError, /unknown reply kind "hello"/);
-      expect(() => loadConfig({ ...base, LOGIN_CONFIRMATION: 'on', CHAT_REPLY_KINDS: 'signed-in' })).to.throw(ConfigError, /needs "confirm" in CHAT_REPLY_KINDS/);
+      expect(() => loadConfig({ ...base, LOGIN_CONFIRMATION: 'on', CHAT_REPLY_KINDS: 'signed-in' })).to.throw(
+        ConfigError,
+        /needs "confirm" in CHAT_REPLY_KINDS/,
+      );
       expect(() => loadConfig({ ...base, REPLY_DAILY_CAP_PER_COUNTRY: '-1' })).to.throw(ConfigError);
       expect(() => loadConfig({ ...base, REPLY_YES_BUTTON: 'Yes, please sign me in now' })).to.throw(ConfigError, /at most 20/);
     });
@@ -85,10 +88,14 @@ describe('messaging: replies as a policy (CHAT_REPLY_KINDS), their cost, the dai
       return r.text;
     };
     const metricAtLeast = (name: string, labels: Record<string, string>, n: number): Promise<number> =>
-      eventually(async () => {
-        const v = sample(await metrics(), name, labels);
-        return v >= n ? v : undefined;
-      }, 15000, 200);
+      eventually(
+        async () => {
+          const v = sample(await metrics(), name, labels);
+          return v >= n ? v : undefined;
+        },
+        15000,
+        200,
+      );
     const webhook = async (body: Record<string, unknown>): Promise<void> => {
       const r = await post(stack.url, '/messaging-endpoint', body);
       expect(r.status, r.text).to.equal(200);
@@ -104,7 +111,7 @@ describe('messaging: replies as a policy (CHAT_REPLY_KINDS), their cost, the dai
       eventually(async () => (sentTo(gw, phone).length >= n ? sentTo(gw, phone) : undefined), 15000, 50);
     const numberOf = (question: string): string => /Reply YES (\d{2}) to sign in/.exec(question)![1]!;
 
-    it('a button press confirms exactly its question: with two open, the second\'s YES signs in the second only', async function () {
+    it("a button press confirms exactly its question: with two open, the second's YES signs in the second only", async function () {
       const phone = randomPhone();
       const first = await register();
       const second = await register();
@@ -123,10 +130,14 @@ describe('messaging: replies as a policy (CHAT_REPLY_KINDS), their cost, the dai
       expect(buttonsOf(q1!).map((b) => b.id)).to.deep.equal([`yes:${n1}`, `no:${n1}`]);
 
       await webhook(cloudButtonReply({ phone, id: `yes:${n2}`, title: 'Yes, sign in', context: q2!.id }));
-      const login = await eventually(async () => {
-        const r = await check(second.pin);
-        return r.body.verified ? r.body : undefined;
-      }, 15000, 100);
+      const login = await eventually(
+        async () => {
+          const r = await check(second.pin);
+          return r.body.verified ? r.body : undefined;
+        },
+        15000,
+        100,
+      );
       expect(login.user.phone).to.equal(phone);
       expect((await check(first.pin)).body).to.include({ verified: false, awaitingConfirmation: true });
 
@@ -162,7 +173,10 @@ describe('messaging: replies as a policy (CHAT_REPLY_KINDS), their cost, the dai
       const after = await metricAtLeast('pinauth_replies_priced_total', labels, (Number.isNaN(before) ? 0 : before) + 1);
       expect(after - (Number.isNaN(before) ? 0 : before)).to.equal(1);
       // what the fake gateway took and what /metrics says was sent agree, per gateway
-      for (const [gw, name] of [[graph, 'cloud'], [evo, 'evolution']] as const) {
+      for (const [gw, name] of [
+        [graph, 'cloud'],
+        [evo, 'evolution'],
+      ] as const) {
         const took = gw.accepted.length;
         await eventually(async () => (sample(await metrics(), 'pinauth_replies_sent_total', { gateway: name }) === took ? true : undefined), 15000, 200);
       }

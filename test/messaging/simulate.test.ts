@@ -17,7 +17,10 @@ describe('messaging: the simulate command', function () {
   let stack: Stack;
   before(async function () {
     this.timeout(120000);
-    stack = await startStack({ name: 'simulate', env: { WEBHOOK_JWT_KEY: JWT_KEY, WEBHOOK_SECRET: APP_SECRET, WEBHOOK_PATH_SECRET: PATH_SECRET, CHAT_REPLIES: 'false' } });
+    stack = await startStack({
+      name: 'simulate',
+      env: { WEBHOOK_JWT_KEY: JWT_KEY, WEBHOOK_SECRET: APP_SECRET, WEBHOOK_PATH_SECRET: PATH_SECRET, CHAT_REPLIES: 'false' },
+    });
   });
   after(async function () {
     this.timeout(30000);
@@ -26,7 +29,9 @@ describe('messaging: the simulate command', function () {
 
   async function simulate(env: Record<string, string>, args: string[]): Promise<{ code: number; out: string }> {
     try {
-      const r = await run('node', [path.join(ROOT, 'dist/scripts/simulate.js'), '--url', stack.url, ...args], { env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...env } });
+      const r = await run('node', [path.join(ROOT, 'dist/scripts/simulate.js'), '--url', stack.url, ...args], {
+        env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...env },
+      });
       return { code: 0, out: r.stdout + r.stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
@@ -81,7 +86,7 @@ describe('messaging: the simulate command', function () {
     expect(usage.out).to.include('usage: npm run simulate');
   });
 
-  it('production: the server draws the code, and simulate (run with the service\'s production environment) signs in with it', async function () {
+  it("production: the server draws the code, and simulate (run with the service's production environment) signs in with it", async function () {
     this.timeout(60000);
     const prod = await startStack({ name: 'simulate-prod', defaultLimits: true, env: { ...PRODUCTION_ENV, CHAT_REPLIES: 'false' } });
     try {
@@ -93,7 +98,9 @@ describe('messaging: the simulate command', function () {
       const r = await run('node', [path.join(ROOT, 'dist/scripts/simulate.js'), '--url', prod.url, '--from', phone, `PIN: ${emoji}`], {
         env: { PATH: process.env.PATH ?? '', ...PRODUCTION_ENV },
       });
-      expect(r.stdout).to.include('auth: Evolution JWT').and.match(/200 \{"received":true,"accepted":1/);
+      expect(r.stdout)
+        .to.include('auth: Evolution JWT')
+        .and.match(/200 \{"received":true,"accepted":1/);
       const login = await eventually(async () => {
         const c = await post<LoginBody>(prod.url, '/check-login', { pin });
         return c.body.verified ? c.body : undefined;

@@ -38,10 +38,14 @@ export async function jobCounts(queue: Queue) {
 
 /** Waits until the queue has nothing waiting, delayed or running. */
 export async function settled(queue: Queue, timeoutMs = 15000) {
-  return eventually(async () => {
-    const c = await jobCounts(queue);
-    return c.pending === 0 ? c : undefined;
-  }, timeoutMs, 100);
+  return eventually(
+    async () => {
+      const c = await jobCounts(queue);
+      return c.pending === 0 ? c : undefined;
+    },
+    timeoutMs,
+    100,
+  );
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight. */

@@ -13,8 +13,7 @@ const JWT_KEY = 'evolution-jwt-key-for-tests';
 const VERIFY_TOKEN = 'verify-token-for-tests';
 
 /** Meta escapes every non-ASCII character of the JSON it signs (lowercase hex). */
-const metaEscaped = (json: string): string =>
-  json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const metaEscaped = (json: string): string => json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 describe('messaging: the webhook door (auth, handshake, shapes, ignored events)', function () {
   let stack: Stack;
@@ -83,7 +82,17 @@ describe('messaging: the webhook door (auth, handshake, shapes, ignored events)'
       const raw = JSON.stringify(evolutionMessage({ text: 'PIN: 🍎' }));
       const good = sign(raw, SECRET);
       const wrongValue = `sha256=${good.slice(7, 8) === 'a' ? 'b' : 'a'}${good.slice(8)}`;
-      for (const header of [wrongValue, sign(raw, 'another-secret'), good.slice(0, -1), `${good}0`, `${good}ab`, good.slice(7), `sha1=${good.slice(7)}`, `sha256=${'zz'.repeat(32)}`, '']) {
+      for (const header of [
+        wrongValue,
+        sign(raw, 'another-secret'),
+        good.slice(0, -1),
+        `${good}0`,
+        `${good}ab`,
+        good.slice(7),
+        `sha1=${good.slice(7)}`,
+        `sha256=${'zz'.repeat(32)}`,
+        '',
+      ]) {
         expect401(await postWebhook(stack.url, raw, header === '' ? {} : { 'x-hub-signature-256': header }));
       }
       expect401(await postWebhook(stack.url, `${raw} `, { 'x-hub-signature-256': good }));
@@ -195,7 +204,15 @@ describe('messaging: the webhook door (auth, handshake, shapes, ignored events)'
     });
 
     it('answers 400 to bodies that can never succeed, and drops bodies past 1 MiB with a 200', async function () {
-      const bad = ['{"event":', '[]', '"text"', '{}', '{"hello":"world"}', '{"object":"whatsapp_business_account"}', JSON.stringify({ event: 'messages.upsert', instance: 'i', data: { message: {} } })];
+      const bad = [
+        '{"event":',
+        '[]',
+        '"text"',
+        '{}',
+        '{"hello":"world"}',
+        '{"object":"whatsapp_business_account"}',
+        JSON.stringify({ event: 'messages.upsert', instance: 'i', data: { message: {} } }),
+      ];
       for (const raw of bad) {
         const r = await postWebhook(stack.url, raw, { 'x-hub-signature-256': sign(raw, SECRET) });
         expect(r.status, raw).to.equal(400);

@@ -20,7 +20,12 @@ export class Browser {
 
   private async send(url: string, init: { method: string; body?: string; headers?: Record<string, string> }): Promise<Response> {
     const cookie = this.cookieHeader();
-    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers ?? {}), ...(cookie ? { cookie } : {}) }, signal: AbortSignal.timeout(15000) });
+    const res = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers ?? {}), ...(cookie ? { cookie } : {}) },
+      signal: AbortSignal.timeout(15000),
+    });
     for (const line of res.headers.getSetCookie()) {
       const [pair = '', ...attrs] = line.split(';');
       const eq = pair.indexOf('=');

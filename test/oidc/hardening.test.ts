@@ -9,7 +9,11 @@ import { startProductionOidc } from './production-stack.js';
 import { CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, RelyingParty, type Chat } from './relying-party.js';
 
 /** One HTTP request from a chosen loopback address (127.0.0.0/8 is all loopback): an IP group of its own. */
-function fromAddress(localAddress: string, url: string, opts: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function fromAddress(
+  localAddress: string,
+  url: string,
+  opts: { method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: opts.method ?? 'GET', localAddress, headers: opts.headers, agent: false, timeout: 15000 }, (res) => {
       let body = '';
@@ -107,7 +111,11 @@ describe('oidc: interactions bound to their browser, budgeted, capped, unframeab
 
   it('over-long parameters are refused with invalid_request, and nothing is stored for them', async function () {
     const before = await countKeys(stack.prefix, 'Interaction');
-    for (const [param, length] of [['state', 600], ['nonce', 300], ['login_hint', 300]] as const) {
+    for (const [param, length] of [
+      ['state', 600],
+      ['nonce', 300],
+      ['login_hint', 300],
+    ] as const) {
       const { url } = await rp.authorize({ [param]: 'x'.repeat(length) });
       const res = await at('127.0.0.5', url);
       // the redirect URI is the client's own: the error goes back to the app, as OpenID Connect says
@@ -122,8 +130,19 @@ describe('oidc: interactions bound to their browser, budgeted, capped, unframeab
     // a pushed request: a JSON error, no request_uri
     const par = await at('127.0.0.5', `${base}/oidc/request`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}` },
-      body: new URLSearchParams({ client_id: CLIENT_ID, response_type: 'code', scope: 'openid', redirect_uri: REDIRECT_URI, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 's'.repeat(2000) }).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({
+        client_id: CLIENT_ID,
+        response_type: 'code',
+        scope: 'openid',
+        redirect_uri: REDIRECT_URI,
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        state: 's'.repeat(2000),
+      }).toString(),
     });
     expect(par.status, par.body).to.equal(400);
     expect(JSON.parse(par.body)).to.include({ error: 'invalid_request' });
@@ -170,11 +189,25 @@ describe('oidc: interactions bound to their browser, budgeted, capped, unframeab
 
   it('a flood of pushed authorization requests from one address is cut at the same budget', async function () {
     const before = await countKeys(stack.prefix, 'PushedAuthorizationRequest');
-    const body = new URLSearchParams({ client_id: CLIENT_ID, response_type: 'code', scope: 'openid', redirect_uri: REDIRECT_URI, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
-    const headers = { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}` };
+    const body = new URLSearchParams({
+      client_id: CLIENT_ID,
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: REDIRECT_URI,
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    }).toString();
+    const headers = {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`,
+    };
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
-      statuses.push(...(await Promise.all(Array.from({ length: 20 }, () => at('127.0.0.4', `${base}/oidc/request`, { method: 'POST', headers, body })))).map((r) => r.status));
+      statuses.push(
+        ...(await Promise.all(Array.from({ length: 20 }, () => at('127.0.0.4', `${base}/oidc/request`, { method: 'POST', headers, body })))).map(
+          (r) => r.status,
+        ),
+      );
     }
     const created = statuses.filter((s) => s === 201).length;
     expect(created).to.be.greaterThan(0);
@@ -189,7 +222,9 @@ describe('oidc: interactions bound to their browser, budgeted, capped, unframeab
     const cookie = browser.cookieHeader();
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
-      statuses.push(...(await Promise.all(Array.from({ length: 20 }, () => at('127.0.0.6', `${page.url}/status`, { headers: { cookie } })))).map((r) => r.status));
+      statuses.push(
+        ...(await Promise.all(Array.from({ length: 20 }, () => at('127.0.0.6', `${page.url}/status`, { headers: { cookie } })))).map((r) => r.status),
+      );
     }
     expect(statuses.filter((s) => s === 200).length).to.be.within(1, PAGE_BUDGET);
     expect(statuses.filter((s) => s !== 200 && s !== 429)).to.deep.equal([]);
@@ -281,7 +316,10 @@ describe('oidc: with Redis gone, the provider answers 503, never 500', function 
     expect(Number(me.headers.get('retry-after'))).to.be.greaterThan(0);
     const token = await fetch(`${base}/oidc/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`,
+      },
       body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: login.tokens.refresh_token! }).toString(),
     });
     expect(token.status, await token.text()).to.equal(503);

@@ -7,7 +7,13 @@ import { randomPhone } from '../helpers/flow.js';
 import { evolutionChat, PRODUCTION_ENV } from '../helpers/production.js';
 import { freePort, startStack, type Stack } from '../helpers/processes.js';
 
-const BRANDED = { client_id: 'shop', client_secret: 'shop-app-secret-0123456789abcdef0123', client_name: 'Corner Shop', brand_color: '#ffcc00', brand_background_color: '#1d1d3a' };
+const BRANDED = {
+  client_id: 'shop',
+  client_secret: 'shop-app-secret-0123456789abcdef0123',
+  client_name: 'Corner Shop',
+  brand_color: '#ffcc00',
+  brand_background_color: '#1d1d3a',
+};
 const PLAIN = { client_id: 'plain', client_secret: 'plain-app-secret-0123456789abcdef012' };
 
 /** The app (relying party): its callback page and its logo, on loopback. */
@@ -67,7 +73,14 @@ describe('oidc: the login page of an OpenID sign-in, in Chromium, production set
         webs: 1,
         workers: 1,
         defaultLimits: true,
-        env: { ...PRODUCTION_ENV, PIN_TTL_SECONDS: String(PIN_TTL), PORT: String(port), OIDC_ISSUER: issuer, OIDC_CLIENTS: JSON.stringify(clients), WHATSAPP_NUMBER: '+15551234567' },
+        env: {
+          ...PRODUCTION_ENV,
+          PIN_TTL_SECONDS: String(PIN_TTL),
+          PORT: String(port),
+          OIDC_ISSUER: issuer,
+          OIDC_CLIENTS: JSON.stringify(clients),
+          WHATSAPP_NUMBER: '+15551234567',
+        },
       }),
       launch(),
     ]);
@@ -186,13 +199,27 @@ describe('oidc: the login page of an OpenID sign-in, in Chromium, production set
       webs: 1,
       workers: 1,
       defaultLimits: true,
-      env: { ...PRODUCTION_ENV, LOGIN_CONFIRMATION: 'on', PORT: String(port), OIDC_ISSUER: confirmIssuer, OIDC_CLIENTS: JSON.stringify([{ ...BRANDED, redirect_uris: [callback] }]) },
+      env: {
+        ...PRODUCTION_ENV,
+        LOGIN_CONFIRMATION: 'on',
+        PORT: String(port),
+        OIDC_ISSUER: confirmIssuer,
+        OIDC_CLIENTS: JSON.stringify([{ ...BRANDED, redirect_uris: [callback] }]),
+      },
     });
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
     try {
-      const config = await oidc.discovery(new URL(confirmIssuer), BRANDED.client_id, BRANDED.client_secret, undefined, { execute: [oidc.allowInsecureRequests] });
+      const config = await oidc.discovery(new URL(confirmIssuer), BRANDED.client_id, BRANDED.client_secret, undefined, {
+        execute: [oidc.allowInsecureRequests],
+      });
       const verifier = oidc.randomPKCECodeVerifier();
-      const url = oidc.buildAuthorizationUrl(config, { redirect_uri: callback, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 'st' });
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: callback,
+        scope: 'openid',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state: 'st',
+      });
       await page.goto(url.href);
       await waitStatus(page, 'waiting');
       const phone = randomPhone();
@@ -239,7 +266,10 @@ describe('oidc: the login page of an OpenID sign-in, in Chromium, production set
       { locale: 'es', lang: 'es', title: 'Iniciar sesión en Corner Shop con WhatsApp', waiting: 'Esperando tu mensaje…', phone: false },
     ]) {
       const { url } = await authorize(BRANDED);
-      const context = await browser.newContext({ locale: c.locale, ...(c.phone ? { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true } : { viewport: { width: 1280, height: 800 } }) });
+      const context = await browser.newContext({
+        locale: c.locale,
+        ...(c.phone ? { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true } : { viewport: { width: 1280, height: 800 } }),
+      });
       const page = await context.newPage();
       const problems = watchProblems(page);
       await page.goto(url.href);

@@ -8,7 +8,10 @@ export const WEBHOOK_SECRET = 'oidc-suite-webhook-secret-of-32-bytes!';
  * configured issuer) with the test client: the issuer names the web node's own port, so the node
  * is started on a port chosen here.
  */
-export async function startProductionOidc(name: string, env: Record<string, string> = {}): Promise<{ stack: Stack; base: string; issuer: string; port: number; chat: Chat }> {
+export async function startProductionOidc(
+  name: string,
+  env: Record<string, string> = {},
+): Promise<{ stack: Stack; base: string; issuer: string; port: number; chat: Chat }> {
   const port = await freePort();
   const issuer = `http://localhost:${port}/oidc`;
   const stack = await startStack({

@@ -59,14 +59,24 @@ describe('oidc: an app signs people in through the chat with OpenID Connect', fu
     const sub = payload.sub!;
 
     const info = await oidc.fetchUserInfo(config, tokens.access_token, sub);
-    expect(info).to.deep.include({ sub, name: 'Ana Maria Silva', given_name: 'Ana', family_name: 'Maria Silva', phone_number: phone, phone_number_verified: true });
+    expect(info).to.deep.include({
+      sub,
+      name: 'Ana Maria Silva',
+      given_name: 'Ana',
+      family_name: 'Maria Silva',
+      phone_number: phone,
+      phone_number_verified: true,
+    });
 
     // refresh rotates: the new refresh token works, the old one is spent (and its reuse ends the grant)
     expect(tokens.refresh_token).to.be.a('string');
     const renewed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
     expect(renewed.refresh_token).to.be.a('string').and.not.equal(tokens.refresh_token);
     expect((await oidc.fetchUserInfo(config, renewed.access_token, sub)).sub).to.equal(sub);
-    const reuse = await oidc.refreshTokenGrant(config, tokens.refresh_token!).then(() => 'accepted', (err: { error?: string }) => err.error);
+    const reuse = await oidc.refreshTokenGrant(config, tokens.refresh_token!).then(
+      () => 'accepted',
+      (err: { error?: string }) => err.error,
+    );
     expect(reuse).to.equal('invalid_grant');
 
     // RP-initiated logout: the confirmation form, then back to the app
@@ -102,7 +112,10 @@ describe('oidc: an app signs people in through the chat with OpenID Connect', fu
     const callback = await signIn(new Browser(), first.url, { phone: randomPhone(), pushName: 'Bo' });
     const wrongVerifier = await oidc
       .authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedState: first.state })
-      .then(() => 'accepted', (err: { error?: string }) => err.error);
+      .then(
+        () => 'accepted',
+        (err: { error?: string }) => err.error,
+      );
     expect(wrongVerifier).to.equal('invalid_grant');
 
     const second = await authorize();
@@ -110,12 +123,16 @@ describe('oidc: an app signs people in through the chat with OpenID Connect', fu
     const tokens = await oidc.authorizationCodeGrant(config, new URL(callback2), { pkceCodeVerifier: second.verifier, expectedState: second.state });
     const sub = tokens.claims()!.sub;
     expect((await oidc.fetchUserInfo(config, tokens.access_token, sub)).sub).to.equal(sub);
-    const reused = await oidc
-      .authorizationCodeGrant(config, new URL(callback2), { pkceCodeVerifier: second.verifier, expectedState: second.state })
-      .then(() => 'accepted', (err: { error?: string }) => err.error);
+    const reused = await oidc.authorizationCodeGrant(config, new URL(callback2), { pkceCodeVerifier: second.verifier, expectedState: second.state }).then(
+      () => 'accepted',
+      (err: { error?: string }) => err.error,
+    );
     expect(reused).to.equal('invalid_grant');
     // RFC 6749 §4.1.2: the tokens issued from the code should be revoked
-    const revoked = await oidc.fetchUserInfo(config, tokens.access_token, sub).then(() => 200, (err: { status?: number }) => err.status);
+    const revoked = await oidc.fetchUserInfo(config, tokens.access_token, sub).then(
+      () => 200,
+      (err: { status?: number }) => err.status,
+    );
     expect(revoked).to.equal(401);
   });
 });
@@ -144,7 +161,8 @@ describe('oidc: with the sign-in confirmed in the chat (LOGIN_CONFIRMATION)', fu
     const page = await rp.openPage(browser, (await rp.authorize({ scope: 'openid' })).url);
     const phone = randomPhone();
     await sendChat(stack.url, `PIN: ${page.emoji}`, { phone });
-    const poll = async (): Promise<{ state: string; redirectTo?: string }> => (await browser.get(`${page.url}/status`)).json() as Promise<{ state: string; redirectTo?: string }>;
+    const poll = async (): Promise<{ state: string; redirectTo?: string }> =>
+      (await browser.get(`${page.url}/status`)).json() as Promise<{ state: string; redirectTo?: string }>;
     await eventually(async () => ((await poll()).state === 'awaiting-confirmation' ? true : undefined), 20000, 200);
     await sendChat(stack.url, reply, { phone });
     return new URL(await rp.awaitCallback(browser, page.url));

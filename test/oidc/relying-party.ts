@@ -83,12 +83,16 @@ export class RelyingParty {
 
   /** Polls the page's status until it says where to go (the login is done); returns the app's callback URL. */
   async awaitCallback(browser: Browser, pageUrl: string): Promise<string> {
-    const redirectTo = await eventually(async () => {
-      const res = await browser.get(`${pageUrl}/status`);
-      const body = (await res.json()) as { state: string; redirectTo?: string };
-      expect(res.status, JSON.stringify(body)).to.equal(200);
-      return body.redirectTo;
-    }, 30000, 200);
+    const redirectTo = await eventually(
+      async () => {
+        const res = await browser.get(`${pageUrl}/status`);
+        const body = (await res.json()) as { state: string; redirectTo?: string };
+        expect(res.status, JSON.stringify(body)).to.equal(200);
+        return body.redirectTo;
+      },
+      30000,
+      200,
+    );
     const back = await browser.follow(new URL(redirectTo, pageUrl).href, REDIRECT_URI);
     expect(back.url.startsWith(REDIRECT_URI), back.url).to.equal(true);
     return back.url;
@@ -103,7 +107,10 @@ export class RelyingParty {
   }
 
   /** A whole OpenID login in a fresh browser: the tokens the app holds, and the browser (with the provider's cookies). */
-  async login(who: Person, browser = new Browser()): Promise<{ tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers; sub: string; browser: Browser }> {
+  async login(
+    who: Person,
+    browser = new Browser(),
+  ): Promise<{ tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers; sub: string; browser: Browser }> {
     const { url, verifier, state } = await this.authorize();
     const callback = await this.signIn(browser, url, who);
     const tokens = await oidc.authorizationCodeGrant(this.config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state });
@@ -119,11 +126,17 @@ export class RelyingParty {
 
   /** The userinfo endpoint with an access token: 200 or the HTTP status of the refusal. */
   async userinfoStatus(accessToken: string, sub: string): Promise<number> {
-    return oidc.fetchUserInfo(this.config, accessToken, sub).then(() => 200, (err: { status?: number }) => err.status ?? 0);
+    return oidc.fetchUserInfo(this.config, accessToken, sub).then(
+      () => 200,
+      (err: { status?: number }) => err.status ?? 0,
+    );
   }
 
   /** The refresh grant: 'ok' or the OAuth error code. */
   async refreshOutcome(refreshToken: string): Promise<string> {
-    return oidc.refreshTokenGrant(this.config, refreshToken).then(() => 'ok', (err: { error?: string }) => err.error ?? String(err));
+    return oidc.refreshTokenGrant(this.config, refreshToken).then(
+      () => 'ok',
+      (err: { error?: string }) => err.error ?? String(err),
+    );
   }
 }

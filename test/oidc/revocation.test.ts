@@ -55,7 +55,11 @@ describe('oidc: a revoked sign-in is never finished, and a sign-in finishes once
   });
 
   const userOf = (who: Person): Promise<string> =>
-    eventually(async () => (await redis.get(k.identity('phone', who.phone))) ?? (await redis.get(k.identity('phone', who.phone.slice(1)))) ?? undefined, 20000, 50);
+    eventually(
+      async () => (await redis.get(k.identity('phone', who.phone))) ?? (await redis.get(k.identity('phone', who.phone.slice(1)))) ?? undefined,
+      20000,
+      50,
+    );
   const openSessions = async (userId: string): Promise<number> => redis.zcard(k.userSessions(userId));
 
   /** The page's status poll on node `n` (the interaction's cookie goes to either node). */
@@ -117,7 +121,9 @@ describe('oidc: a revoked sign-in is never finished, and a sign-in finishes once
     if (!back.url.startsWith(REDIRECT_URI)) return { code: false, works: false, error: `ended at ${back.url} (${back.res.status})` };
     const callback = new URL(back.url);
     if (!callback.searchParams.get('code')) return { code: false, works: false, error: callback.searchParams.get('error') };
-    const tokens = await oidc.authorizationCodeGrant(rp.config, callback, { pkceCodeVerifier: p.auth.verifier, expectedState: p.auth.state }).catch(() => undefined);
+    const tokens = await oidc
+      .authorizationCodeGrant(rp.config, callback, { pkceCodeVerifier: p.auth.verifier, expectedState: p.auth.state })
+      .catch(() => undefined);
     if (!tokens) return { code: true, works: false, error: 'exchange refused' };
     const userinfo = await rp.userinfoStatus(tokens.access_token, tokens.claims()!.sub);
     const refresh = tokens.refresh_token ? await rp.refreshOutcome(tokens.refresh_token) : 'none';
@@ -164,7 +170,7 @@ describe('oidc: a revoked sign-in is never finished, and a sign-in finishes once
     expect((await grants(p.userId)).stored).to.equal(0);
   });
 
-  it('DELETE /sessions/:id of the sign-in\'s chat login, then the poll: denied, no grant', async function () {
+  it("DELETE /sessions/:id of the sign-in's chat login, then the poll: denied, no grant", async function () {
     const who = { phone: randomPhone() };
     const token = await appLogin(who);
     const p = await phish(who);
@@ -210,7 +216,7 @@ describe('oidc: a revoked sign-in is never finished, and a sign-in finishes once
     });
   }
 
-  it('40 concurrent polls over both nodes, no revocation: one grant, one listed login, one answer; the app\'s exchange works', async function () {
+  it("40 concurrent polls over both nodes, no revocation: one grant, one listed login, one answer; the app's exchange works", async function () {
     const who = { phone: randomPhone() };
     const p = await phish(who);
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => poll(p, i)));
@@ -218,7 +224,10 @@ describe('oidc: a revoked sign-in is never finished, and a sign-in finishes once
     const done = [...answers, ...later].filter((a) => a.state === 'done');
     expect(done.length).to.be.at.least(3);
     expect(new Set(done.map((a) => a.redirectTo)).size, JSON.stringify(done)).to.equal(1);
-    expect(answers.every((a) => a.state === 'done' || a.state === 'pending'), JSON.stringify(answers)).to.equal(true);
+    expect(
+      answers.every((a) => a.state === 'done' || a.state === 'pending'),
+      JSON.stringify(answers),
+    ).to.equal(true);
     expect(later.every((a) => a.state === 'done')).to.equal(true);
     expect(await grants(p.userId)).to.deep.equal({ stored: 1, listed: 1 });
     const got = await cashIn(p, done[0]!.redirectTo!);

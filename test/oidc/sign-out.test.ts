@@ -38,10 +38,14 @@ describe('oidc: a sign-out ends the OpenID logins too', function () {
     const reg = await post(base, '/register-pin', { pin });
     expect(reg.status, reg.text).to.equal(200);
     expect((await chat(`PIN: ${String(reg.body.emojiString)}`, who)).status).to.equal(200);
-    const login = await eventually(async () => {
-      const r = await post<{ verified: boolean; token: string }>(base, '/check-login', { pin });
-      return r.body.verified ? r.body : undefined;
-    }, 30000, 100);
+    const login = await eventually(
+      async () => {
+        const r = await post<{ verified: boolean; token: string }>(base, '/check-login', { pin });
+        return r.body.verified ? r.body : undefined;
+      },
+      30000,
+      100,
+    );
     return login.token;
   };
 
@@ -66,7 +70,7 @@ describe('oidc: a sign-out ends the OpenID logins too', function () {
     expect(now.promptNone.get('error')).to.equal('login_required');
   };
 
-  it('STOP from the phone: the app\'s access token, its refresh token and prompt=none are dead', async function () {
+  it("STOP from the phone: the app's access token, its refresh token and prompt=none are dead", async function () {
     const who = { phone: randomPhone(), pushName: 'Stop Person' };
     const login = await rp.login(who);
     // alive before: each check below can fail

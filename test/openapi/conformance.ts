@@ -15,7 +15,14 @@ export const pointer = (s: string): string => s.replace(/~/g, '~0').replace(/\//
  * one the document gives for that status, and a body with a schema validates against it. `ajv`
  * holds the document as `doc`.
  */
-export function expectDocumented(ajv: Ajv, served: ServedDoc, method: string, path: string, res: JsonResponse<unknown>, what = `${method.toUpperCase()} ${path} ${res.status}`): void {
+export function expectDocumented(
+  ajv: Ajv,
+  served: ServedDoc,
+  method: string,
+  path: string,
+  res: JsonResponse<unknown>,
+  what = `${method.toUpperCase()} ${path} ${res.status}`,
+): void {
   const documented = served.paths[path]?.[method]?.responses[String(res.status)];
   expect(documented, `${what}: the document lists no such answer\n${res.text.slice(0, 300)}`).to.exist;
   const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();

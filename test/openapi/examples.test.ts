@@ -37,7 +37,8 @@ describe('openapi: every operation has examples, and "Try it out" with them answ
   });
   after(async () => stack?.stop());
 
-  const operations = (): [string, string, Operation][] => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => [path, method, op] as [string, string, Operation]));
+  const operations = (): [string, string, Operation][] =>
+    Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => [path, method, op] as [string, string, Operation]));
 
   it('each body, path and query parameter has an example, and each JSON answer of 200 too; each is valid for its schema', function () {
     for (const [path, method, op] of operations()) {
@@ -61,7 +62,12 @@ describe('openapi: every operation has examples, and "Try it out" with them answ
 
   it('each operation, sent with its examples, answers with a status and body the document gives (never a VALIDATION_ERROR)', async function () {
     const { login } = await fullLogin(stack.url, { pushName: 'Ana Silva' });
-    const auth: Record<string, string> = { bearer: `Bearer ${login.token}`, bearerExpiredOk: `Bearer ${login.token}`, admin: ADMIN_AUTH, metrics: `Bearer ${ADMIN.METRICS_TOKEN}` };
+    const auth: Record<string, string> = {
+      bearer: `Bearer ${login.token}`,
+      bearerExpiredOk: `Bearer ${login.token}`,
+      admin: ADMIN_AUTH,
+      metrics: `Bearer ${ADMIN.METRICS_TOKEN}`,
+    };
     // signing out everywhere ends the token: last
     const everywhere = ([p, m]: [string, string, Operation]): boolean => m === 'delete' && p === '/sessions';
     const ordered = [...operations().filter((o) => !everywhere(o)), ...operations().filter(everywhere)];
@@ -84,7 +90,14 @@ describe('openapi: every operation has examples, and "Try it out" with them answ
       expectDocumented(ajv, doc, method, path, res, what);
     }
     // the ones a person tries first answer 200 with their defaults
-    for (const first of ['POST /register-pin → 200', 'POST /check-login → 200', 'POST /messaging-endpoint → 200', 'GET /health → 200', 'GET /profile → 200', 'POST /send-message → 200']) {
+    for (const first of [
+      'POST /register-pin → 200',
+      'POST /check-login → 200',
+      'POST /messaging-endpoint → 200',
+      'GET /health → 200',
+      'GET /profile → 200',
+      'POST /send-message → 200',
+    ]) {
       expect(answers, answers.join('\n')).to.include(first);
     }
   });

@@ -96,13 +96,28 @@ describe('openapi: real responses match the document', function () {
       return r.body.verified ? r : undefined;
     });
     const key = { 'idempotency-key': `reuse-${randomPin()}` };
-    const first = await request(stack.url, 'POST', '/send-message', { json: { phoneNumber: '+15551234567', message: 'one' }, headers: key, token: login.body.token });
+    const first = await request(stack.url, 'POST', '/send-message', {
+      json: { phoneNumber: '+15551234567', message: 'one' },
+      headers: key,
+      token: login.body.token,
+    });
     expect(first.status).to.equal(200);
-    const reused = await request(stack.url, 'POST', '/send-message', { json: { phoneNumber: '+15551234567', message: 'two' }, headers: key, token: login.body.token });
+    const reused = await request(stack.url, 'POST', '/send-message', {
+      json: { phoneNumber: '+15551234567', message: 'two' },
+      headers: key,
+      token: login.body.token,
+    });
     expect(reused.status).to.equal(422);
     conforms('post', '/send-message', reused);
 
-    for (const [path, documented] of [['/demo/style.css', '/demo/{asset}'], ['/demo/app.js', '/demo/{asset}'], ['/demo/emoji/1f34e.svg', '/demo/emoji/{asset}'], ['/demo/emoji/no-such.svg', '/demo/emoji/{asset}'], ['/docs/swagger-ui.css', '/docs/{asset}'], ['/docs/no-such-asset.js', '/docs/{asset}']] as const) {
+    for (const [path, documented] of [
+      ['/demo/style.css', '/demo/{asset}'],
+      ['/demo/app.js', '/demo/{asset}'],
+      ['/demo/emoji/1f34e.svg', '/demo/emoji/{asset}'],
+      ['/demo/emoji/no-such.svg', '/demo/emoji/{asset}'],
+      ['/docs/swagger-ui.css', '/docs/{asset}'],
+      ['/docs/no-such-asset.js', '/docs/{asset}'],
+    ] as const) {
       conforms('get', documented, await request(stack.url, 'GET', path));
     }
 
@@ -138,10 +153,16 @@ describe('openapi: real responses match the document', function () {
     // Evolution's by-events door, and a path-secret door this deployment does not have
     const emojiString = randomEmoji();
     await post(stack.url, '/register-pin', { pin: randomPin(), emojiString });
-    const byEvents = await request(stack.url, 'POST', '/messaging-endpoint/messages-upsert', { json: evolutionMessage({ text: `PIN: ${emojiString}`, phone: randomPhone() }) });
+    const byEvents = await request(stack.url, 'POST', '/messaging-endpoint/messages-upsert', {
+      json: evolutionMessage({ text: `PIN: ${emojiString}`, phone: randomPhone() }),
+    });
     expect(byEvents.status, byEvents.text).to.equal(200);
     conforms('post', '/messaging-endpoint/{first}', byEvents);
-    conforms('post', '/messaging-endpoint/{first}/{second}', await request(stack.url, 'POST', '/messaging-endpoint/no-such-secret-0123456789/messages-upsert', { json: {} }));
+    conforms(
+      'post',
+      '/messaging-endpoint/{first}/{second}',
+      await request(stack.url, 'POST', '/messaging-endpoint/no-such-secret-0123456789/messages-upsert', { json: {} }),
+    );
     // sign out everywhere
     const login = await fullLogin(stack.url);
     conforms('delete', '/sessions', await request(stack.url, 'DELETE', '/sessions', { token: login.login.token }));
@@ -164,6 +185,9 @@ describe('openapi: real responses match the document', function () {
 
   it('every documented operation was answered and checked above', function () {
     const operations = Object.entries(served.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
-    expect(operations.filter((o) => !checked.has(o)), 'documented but never checked against a real answer').to.deep.equal([]);
+    expect(
+      operations.filter((o) => !checked.has(o)),
+      'documented but never checked against a real answer',
+    ).to.deep.equal([]);
   });
 });

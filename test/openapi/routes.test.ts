@@ -13,7 +13,10 @@ import { CLIENT_EVENTS, SERVER_EVENTS } from '../../src/realtime/events.js';
 import { createServices } from '../../src/services.js';
 import { uniquePrefix } from '../helpers/redis.js';
 
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>>; components: { schemas: Record<string, unknown> } } & Record<string, unknown>;
+type Doc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>>; components: { schemas: Record<string, unknown> } } & Record<
+  string,
+  unknown
+>;
 
 /** `METHOD /path` of every route the router answers (HEAD comes with GET), OpenAPI style. */
 async function routerRoutes(): Promise<string[]> {
@@ -21,16 +24,13 @@ async function routerRoutes(): Promise<string[]> {
   const services = createServices(config, createLogger({ level: 'error', production: false, role: 'test', instance: 'test' }), 'web');
   try {
     const router = createRouter(services, createWebhookAcceptor(services), loginPageRoutes(config));
-    return router.stack.flatMap((layer) =>
-      layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${openApiPath(String(layer.path))}`),
-    );
+    return router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${openApiPath(String(layer.path))}`));
   } finally {
     await services.close();
   }
 }
 
-const documented = (doc: Doc): string[] =>
-  Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+const documented = (doc: Doc): string[] => Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
 
 describe('openapi: the document describes exactly the routes the service answers', function () {
   const doc = buildOpenApi({ version: 'test' }) as Doc;
@@ -39,8 +39,14 @@ describe('openapi: the document describes exactly the routes the service answers
     // beside the router: the operator pages (middleware in front of it)
     const served = [...(await routerRoutes()), `GET ${METRICS_PATH}`, `GET ${DASHBOARD_PATH}`];
     const paths = documented(doc);
-    expect(served.filter((r) => !paths.includes(r)), 'routes the document does not describe (add them to src/openapi/paths.ts)').to.deep.equal([]);
-    expect(paths.filter((p) => !served.includes(p)), 'documented routes nothing serves').to.deep.equal([]);
+    expect(
+      served.filter((r) => !paths.includes(r)),
+      'routes the document does not describe (add them to src/openapi/paths.ts)',
+    ).to.deep.equal([]);
+    expect(
+      paths.filter((p) => !served.includes(p)),
+      'documented routes nothing serves',
+    ).to.deep.equal([]);
   });
 
   it("the webhook's paths are documented", function () {

@@ -22,8 +22,7 @@ describe('ops: admin and metrics logins are rate-limited per IP group', function
 
   const dashboard = (base: string, authorization?: string): Promise<JsonResponse> =>
     request(base, 'GET', '/admin/queues/api/queues', { headers: authorization ? { authorization } : {} });
-  const logLines = (pattern: RegExp): string[] =>
-    stack.webs.flatMap((w) => w.output().split('\n')).filter((l) => pattern.test(l));
+  const logLines = (pattern: RegExp): string[] => stack.webs.flatMap((w) => w.output().split('\n')).filter((l) => pattern.test(l));
 
   it('a few wrong passwords, then the right one: 401s, warn lines with the IP group, the success noted', async function () {
     for (let i = 0; i < 3; i++) expect((await dashboard(stack.url, basic(ADMIN.ADMIN_USER, `guess-${i}`))).status).to.equal(401);

@@ -112,16 +112,20 @@ describe('ops: queue dashboard and /metrics', function () {
     socket = connect(base, { transports: ['websocket'], forceNew: true });
     await new Promise<void>((resolve) => socket!.on('connect', () => resolve()));
 
-    const text = await eventually(async () => {
-      const t = await scrape(base, `Bearer ${ADMIN.METRICS_TOKEN}`);
-      const ready =
-        sample(t, 'pinauth_logins_total', { node: 'worker-a' }) === 1 &&
-        sample(t, 'pinauth_pin_expiries_total', { node: 'worker-a' }) === 1 &&
-        sample(t, 'pinauth_webhook_rejected_total', { node: 'web-signed' }) === 1 &&
-        // the sweep of the logged-in PIN's expiry second may come a second after the other's
-        sample(t, 'pinauth_queue_jobs', { queue: 'expiry', state: 'delayed' }) === 0;
-      return ready ? t : undefined;
-    }, 15000, 200);
+    const text = await eventually(
+      async () => {
+        const t = await scrape(base, `Bearer ${ADMIN.METRICS_TOKEN}`);
+        const ready =
+          sample(t, 'pinauth_logins_total', { node: 'worker-a' }) === 1 &&
+          sample(t, 'pinauth_pin_expiries_total', { node: 'worker-a' }) === 1 &&
+          sample(t, 'pinauth_webhook_rejected_total', { node: 'web-signed' }) === 1 &&
+          // the sweep of the logged-in PIN's expiry second may come a second after the other's
+          sample(t, 'pinauth_queue_jobs', { queue: 'expiry', state: 'delayed' }) === 0;
+        return ready ? t : undefined;
+      },
+      15000,
+      200,
+    );
 
     expect(sample(text, 'pinauth_webhook_to_login_seconds_count', { node: 'worker-a' })).to.equal(1);
     expect(sample(text, 'pinauth_inbound_messages_total', { outcome: 'logged-in' })).to.equal(1);

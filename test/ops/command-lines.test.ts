@@ -16,7 +16,9 @@ describe('ops: replay-inbound parses its command line', function () {
   it('--help prints the usage and exits 0, doing nothing', async function () {
     const r = await runNode([SCRIPT, '--help'], nowhere);
     expect(r.code).to.equal(0);
-    expect(r.stdout).to.match(/^usage: npm run replay-inbound -- \[--dry-run\]/).and.to.match(/--dry-run +count what would be replayed/);
+    expect(r.stdout)
+      .to.match(/^usage: npm run replay-inbound -- \[--dry-run\]/)
+      .and.to.match(/--dry-run +count what would be replayed/);
     expect(r.stderr).to.equal('');
   });
 
@@ -35,7 +37,9 @@ describe('ops: replay-inbound parses its command line', function () {
     try {
       const dry = await runNode([SCRIPT, '--dry-run'], { REDIS_URL, KEY_PREFIX: prefix });
       expect(dry.code, dry.stderr).to.equal(0);
-      expect(dry.stdout.split('\n')[0]).to.equal(`replay-inbound (dry run: nothing is changed): redis redis://${url.hostname}:${url.port || 6379}, KEY_PREFIX ${prefix}`);
+      expect(dry.stdout.split('\n')[0]).to.equal(
+        `replay-inbound (dry run: nothing is changed): redis redis://${url.hostname}:${url.port || 6379}, KEY_PREFIX ${prefix}`,
+      );
       expect(dry.stdout).to.match(/^inbound: 0 failed jobs would be replayed$/m);
       // `npm run replay-inbound --dry-run` (the `--` forgotten): npm keeps the flag and sets npm_config_dry_run
       const viaNpm = await runNode([SCRIPT], { REDIS_URL, KEY_PREFIX: prefix, npm_config_dry_run: 'true' });

@@ -35,12 +35,27 @@ describe('ops: the container checks (check.js config | web | worker)', function 
     expect(ok.code, ok.stderr).to.equal(0);
     expect(ok.stdout).to.equal(`ok (redis redis://127.0.0.1:6379, KEY_PREFIX ${prefix})\n`);
     expect(ok.stdout + ok.stderr).to.not.include('pw-not-shown');
-    const bad = await runNode(['dist/src/bin/check.js', 'config'], { NODE_ENV: 'production', REDIS_URL, PORT: 'eighty', LOG_LEVEL: 'loud', WEBHOOK_BEARER_KEY: 'short' });
+    const bad = await runNode(['dist/src/bin/check.js', 'config'], {
+      NODE_ENV: 'production',
+      REDIS_URL,
+      PORT: 'eighty',
+      LOG_LEVEL: 'loud',
+      WEBHOOK_BEARER_KEY: 'short',
+    });
     expect(bad.code).to.equal(1);
     expect(bad.stdout).to.equal('');
     const lines = bad.stderr.trim().split('\n');
-    for (const re of [/PORT must be a whole number/, /LOG_LEVEL must be one of/, /WEBHOOK_BEARER_KEY must be at least 16/, /WEBHOOK_BEARER_KEY must be at least 32 bytes/, /JWT_SECRET is required/]) {
-      expect(lines.filter((l) => re.test(l)), `${re} in\n${bad.stderr}`).to.have.length(1);
+    for (const re of [
+      /PORT must be a whole number/,
+      /LOG_LEVEL must be one of/,
+      /WEBHOOK_BEARER_KEY must be at least 16/,
+      /WEBHOOK_BEARER_KEY must be at least 32 bytes/,
+      /JWT_SECRET is required/,
+    ]) {
+      expect(
+        lines.filter((l) => re.test(l)),
+        `${re} in\n${bad.stderr}`,
+      ).to.have.length(1);
     }
     expect(lines.every((l) => l.startsWith('pin-auth check config: configuration error: '))).to.equal(true);
   });
@@ -78,10 +93,20 @@ describe('ops: the container checks (check.js config | web | worker)', function 
     }
     // the stack's worker writes its snapshot every 300 ms: a second process by its name is seen
     const worker = stack.workers[0]!;
-    const dup = await runNode(['dist/src/bin/check.js', 'config'], { ...stack.env, REDIS_URL, METRICS_INTERVAL_MS: '300', INSTANCE_NAME: instanceOf(worker.child.pid!) });
+    const dup = await runNode(['dist/src/bin/check.js', 'config'], {
+      ...stack.env,
+      REDIS_URL,
+      METRICS_INTERVAL_MS: '300',
+      INSTANCE_NAME: instanceOf(worker.child.pid!),
+    });
     expect(dup.code, dup.stderr).to.equal(0);
     expect(dup.stderr).to.match(new RegExp(`warning: another live process uses INSTANCE_NAME=${instanceOf(worker.child.pid!)}`));
-    const own = await runNode(['dist/src/bin/check.js', 'config'], { ...stack.env, REDIS_URL, METRICS_INTERVAL_MS: '300', INSTANCE_NAME: 'a-name-nobody-uses' });
+    const own = await runNode(['dist/src/bin/check.js', 'config'], {
+      ...stack.env,
+      REDIS_URL,
+      METRICS_INTERVAL_MS: '300',
+      INSTANCE_NAME: 'a-name-nobody-uses',
+    });
     expect(own.stderr).to.equal('');
     // a process started under that name says so too (it watches for most of its first 3 s interval)
     const second = await startProcess('worker', { ...stack.env, REDIS_URL, METRICS_INTERVAL_MS: '3000', INSTANCE_NAME: instanceOf(worker.child.pid!) });
@@ -92,7 +117,7 @@ describe('ops: the container checks (check.js config | web | worker)', function 
     }
   });
 
-  it("web: healthy while the node answers /health, unhealthy where nothing listens", async function () {
+  it('web: healthy while the node answers /health, unhealthy where nothing listens', async function () {
     const web = stack.webs[0]!;
     const ok = await runNode(['dist/src/bin/check.js', 'web'], { ...stack.env, REDIS_URL, PORT: String(web.port) });
     expect(ok.code, ok.stderr).to.equal(0);

@@ -15,7 +15,8 @@ const PLATFORM_ONLY = ['DYNO', 'REDIS_TLS_URL'];
 interface ComposeService {
   environment?: Record<string, string | number | boolean>;
 }
-const compose = (): Record<string, ComposeService> => (loadYaml(read('docker-compose.yml'), { schema: CORE_SCHEMA.withTags(mergeTag) }) as { services: Record<string, ComposeService> }).services;
+const compose = (): Record<string, ComposeService> =>
+  (loadYaml(read('docker-compose.yml'), { schema: CORE_SCHEMA.withTags(mergeTag) }) as { services: Record<string, ComposeService> }).services;
 
 /** What each provider needs from the person deploying, beside the secrets. */
 const PROVIDER_ENV: Record<MessagingProviderName, Record<string, string>> = {
@@ -74,8 +75,14 @@ describe('ops: compose, .env.example and app.json against the config module', fu
     const text = read('.env.example');
     const named = [...text.matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]!);
     expect(named.length, 'a variable named twice').to.equal(new Set(named).size);
-    expect(vars.filter((v) => v !== 'DYNO' && !named.includes(v)), 'missing from .env.example').to.deep.equal([]);
-    expect(named.filter((v) => !vars.includes(v)), 'not read by config.ts').to.deep.equal([]);
+    expect(
+      vars.filter((v) => v !== 'DYNO' && !named.includes(v)),
+      'missing from .env.example',
+    ).to.deep.equal([]);
+    expect(
+      named.filter((v) => !vars.includes(v)),
+      'not read by config.ts',
+    ).to.deep.equal([]);
     const config = loadConfig(parseComposeEnvFile(text));
     expect(config.port).to.equal(3000);
     // the commented-out values are the defaults: uncommenting them changes nothing
@@ -99,7 +106,9 @@ describe('ops: compose, .env.example and app.json against the config module', fu
     for (const [type, f] of Object.entries(app.formation)) {
       // Eco and Basic allow one dyno per process type and no preboot
       if (f.quantity > 1) expect(f.size.toLowerCase(), type).to.not.match(/^(eco|basic|free|hobby)$/);
-      expect(f.size.toLowerCase(), type).to.match(/^(eco|basic|standard-1x|standard-2x|performance-m|performance-l|performance-l-ram|performance-xl|performance-2xl|private-[sml]|shield-[sml])$/);
+      expect(f.size.toLowerCase(), type).to.match(
+        /^(eco|basic|standard-1x|standard-2x|performance-m|performance-l|performance-l-ram|performance-xl|performance-2xl|private-[sml]|shield-[sml])$/,
+      );
     }
     expect(app.formation.web!.quantity).to.be.at.least(2);
     expect(Object.keys(app.env).filter((v) => !vars.includes(v))).to.deep.equal([]);
@@ -115,7 +124,9 @@ describe('ops: compose, .env.example and app.json against the config module', fu
     }
     const config = loadConfig(env);
     expect(config.production).to.equal(true);
-    expect(config.loginConfirmation && config.messagingProvider === 'log', 'confirmation on with the log provider: the question is never delivered').to.equal(false);
+    expect(config.loginConfirmation && config.messagingProvider === 'log', 'confirmation on with the log provider: the question is never delivered').to.equal(
+      false,
+    );
     expect(app.env.JWT_SECRET!.generator).to.equal('secret');
   });
 

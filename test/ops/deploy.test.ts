@@ -32,10 +32,17 @@ describe('ops: Heroku and Compose deployment files', function () {
 
   it('has a compose file with Redis (AOF, noeviction), two webs behind a sticky nginx, two workers, and a Dockerfile', function () {
     const compose = read('docker-compose.yml');
-    expect(compose).to.match(/--appendonly", "yes"/).and.to.match(/--maxmemory-policy", "noeviction"/);
+    expect(compose)
+      .to.match(/--appendonly", "yes"/)
+      .and.to.match(/--maxmemory-policy", "noeviction"/);
     for (const service of ['web1', 'web2', 'worker1', 'worker2', 'lb']) expect(compose).to.match(new RegExp(`^  ${service}:$`, 'm'));
     const nginx = read('deploy/nginx.conf');
-    expect(nginx).to.match(/ip_hash;/).and.to.match(/server web1:3000/).and.to.match(/server web2:3000/);
-    expect(read('Dockerfile')).to.match(/npm run build/).and.to.match(/CMD \["node", "--max-semi-space-size=2", "dist\/src\/bin\/web\.js"\]/);
+    expect(nginx)
+      .to.match(/ip_hash;/)
+      .and.to.match(/server web1:3000/)
+      .and.to.match(/server web2:3000/);
+    expect(read('Dockerfile'))
+      .to.match(/npm run build/)
+      .and.to.match(/CMD \["node", "--max-semi-space-size=2", "dist\/src\/bin\/web\.js"\]/);
   });
 });

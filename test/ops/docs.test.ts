@@ -49,7 +49,10 @@ function stalePaths(files: string[], doc: string, text: string): string[] {
   const stale: string[] = [];
   for (const { line, code } of codeSpans(text)) {
     // `src/auth/login.ts:159`, `keys.ts` (a section): the path part
-    const ref = code.trim().replace(/:\d+(-\d+)?$/, '').replace(/[),.;]+$/, '');
+    const ref = code
+      .trim()
+      .replace(/:\d+(-\d+)?$/, '')
+      .replace(/[),.;]+$/, '');
     if (/\s/.test(ref) || /(^|\/)dist\//.test(ref) || ref.includes('node_modules')) continue;
     if (!ROOTS.test(ref) && !FILE.test(ref)) continue;
     if (!exists(files, ref)) stale.push(`${doc}:${line} \`${code}\``);
@@ -114,7 +117,11 @@ describe('ops: the docs are self-contained', function () {
 
   it('every `npm run` script and Lua script those docs name exists', function () {
     const files = tracked().filter((f) => existsSync(path.join(ROOT, f)));
-    const manifests: Record<string, string> = { '': 'package.json', '@pin-auth/client': 'packages/client/package.json', 'packages/client': 'packages/client/package.json' };
+    const manifests: Record<string, string> = {
+      '': 'package.json',
+      '@pin-auth/client': 'packages/client/package.json',
+      'packages/client': 'packages/client/package.json',
+    };
     const scripts = (workspace = ''): Record<string, string> => {
       const manifest = manifests[workspace];
       if (manifest === undefined) return {};
@@ -131,12 +138,24 @@ describe('ops: the docs are self-contained', function () {
 describe('ops: the doc checks catch what they are for', function () {
   const files = ['src/auth/tokens.ts', 'src/redis/scripts/complete-login.lua', 'test/realtime/cross-node.test.ts', 'package.json'];
   it('flags a path or file name that is gone, passes one that is there', function () {
-    const text = 'See `src/auth/tokens.ts:12`, `test/realtime/*.test.ts`, `tokens.ts` and `src/bin/web.js`.\nAlso `src/redis/write-coalescing.ts`, `phase-plans.ts`, `test/gone/*`.\n```\n`src/in/a/fence.ts`\n```';
-    expect(stalePaths(files, 'x.md', text)).to.deep.equal(['x.md:1 `src/bin/web.js`', 'x.md:2 `src/redis/write-coalescing.ts`', 'x.md:2 `phase-plans.ts`', 'x.md:2 `test/gone/*`']);
+    const text =
+      'See `src/auth/tokens.ts:12`, `test/realtime/*.test.ts`, `tokens.ts` and `src/bin/web.js`.\nAlso `src/redis/write-coalescing.ts`, `phase-plans.ts`, `test/gone/*`.\n```\n`src/in/a/fence.ts`\n```';
+    expect(stalePaths(files, 'x.md', text)).to.deep.equal([
+      'x.md:1 `src/bin/web.js`',
+      'x.md:2 `src/redis/write-coalescing.ts`',
+      'x.md:2 `phase-plans.ts`',
+      'x.md:2 `test/gone/*`',
+    ]);
   });
   it('flags an npm script or a Lua script that is not defined', function () {
     const scripts = (w?: string): Record<string, string> => (w === undefined ? { build: '', start: '' } : { build: '' });
-    expect(staleNpmScripts('x.md', '`npm run build`, `npm start`, `npm test`, `npm run nope`, `npm run build -w @pin-auth/client`', scripts)).to.deep.equal(['x.md:1 npm test', 'x.md:1 npm run nope']);
-    expect(staleLuaScripts(files, 'x.md', 'the `complete-login` script, the `intake-pump` script, script `claim`')).to.deep.equal(['x.md:1 script `intake-pump`', 'x.md:1 script `claim`']);
+    expect(staleNpmScripts('x.md', '`npm run build`, `npm start`, `npm test`, `npm run nope`, `npm run build -w @pin-auth/client`', scripts)).to.deep.equal([
+      'x.md:1 npm test',
+      'x.md:1 npm run nope',
+    ]);
+    expect(staleLuaScripts(files, 'x.md', 'the `complete-login` script, the `intake-pump` script, script `claim`')).to.deep.equal([
+      'x.md:1 script `intake-pump`',
+      'x.md:1 script `claim`',
+    ]);
   });
 });

@@ -62,7 +62,9 @@ describe('ops: scripts/ensure-redis.sh is portable', function () {
       const port = await freePort();
       const r = await run({ PATH: box.PATH, REDIS_URL: `redis://127.0.0.1:${port}` });
       expect(r.code).to.equal(1);
-      expect(r.out).to.match(/brew install redis/).and.to.match(new RegExp(`127\\.0\\.0\\.1:${port}`));
+      expect(r.out)
+        .to.match(/brew install redis/)
+        .and.to.match(new RegExp(`127\\.0\\.0\\.1:${port}`));
       expect(r.ms).to.be.below(8000);
     } finally {
       rmSync(box.dir, { recursive: true, force: true });
@@ -74,7 +76,9 @@ describe('ops: scripts/ensure-redis.sh is portable', function () {
     try {
       const r = await run({ PATH: box.PATH, REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
       expect(r.code).to.equal(1);
-      expect(r.out).to.match(/apt-get install redis-server/).and.not.to.match(/must not run/);
+      expect(r.out)
+        .to.match(/apt-get install redis-server/)
+        .and.not.to.match(/must not run/);
     } finally {
       rmSync(box.dir, { recursive: true, force: true });
     }
@@ -84,12 +88,17 @@ describe('ops: scripts/ensure-redis.sh is portable', function () {
     // the stub "installs" by putting the machine's redis-server on the sandbox PATH
     const real = which('redis-server');
     const box = sandboxPath({ uname: 'echo Linux', id: 'echo 0' });
-    writeFileSync(path.join(box.dir, 'apt-get'), `#!${which('bash')}\necho "apt-get $*" >> "${box.dir}/apt.log"\n[ "$1" = install ] && ${which('ln')} -sf "${real}" "${box.dir}/redis-server"\nexit 0\n`);
+    writeFileSync(
+      path.join(box.dir, 'apt-get'),
+      `#!${which('bash')}\necho "apt-get $*" >> "${box.dir}/apt.log"\n[ "$1" = install ] && ${which('ln')} -sf "${real}" "${box.dir}/redis-server"\nexit 0\n`,
+    );
     chmodSync(path.join(box.dir, 'apt-get'), 0o755);
     const port = await freePort();
     try {
       const r = await run({ PATH: box.PATH, REDIS_URL: `redis://127.0.0.1:${port}` });
-      expect(r.out).to.match(/installing redis-server with apt-get/).and.to.match(/redis: up/);
+      expect(r.out)
+        .to.match(/installing redis-server with apt-get/)
+        .and.to.match(/redis: up/);
       expect(r.code).to.equal(0);
       const redis = new Redis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: 0, retryStrategy: () => null });
       redis.on('error', () => undefined);

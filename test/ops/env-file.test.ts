@@ -16,12 +16,16 @@ function bashLoads(text: string): { status: number | null; stderr: string; env: 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'env-file-'));
   try {
     writeFileSync(path.join(dir, '.env'), text);
-    const r = spawnSync('bash', ['--norc', '--noprofile', '-c', 'set -eu; set -a; . ./.env; set +a; exec node -e "process.stdout.write(JSON.stringify(process.env))"'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH! },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      'bash',
+      ['--norc', '--noprofile', '-c', 'set -eu; set -a; . ./.env; set +a; exec node -e "process.stdout.write(JSON.stringify(process.env))"'],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH! },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        encoding: 'utf8',
+      },
+    );
     return { status: r.status, stderr: r.stderr, env: r.status === 0 ? (JSON.parse(r.stdout) as Record<string, string>) : {} };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -67,7 +71,9 @@ describe('ops: .env.example loads alike in bash (set -a; . ./.env) and in Compos
 
   it("the parser follows Compose's rules: quotes, escapes, comments, export, no interpolation", function () {
     expect(
-      parseComposeEnvFile(['# a comment', '', "A='x \"y\" $z # not a comment'", 'B="a\\"b\\\\c\\nd" # comment', 'C= plain value # comment', 'export D=1', 'E='].join('\n')),
+      parseComposeEnvFile(
+        ['# a comment', '', 'A=\'x "y" $z # not a comment\'', 'B="a\\"b\\\\c\\nd" # comment', 'C= plain value # comment', 'export D=1', 'E='].join('\n'),
+      ),
     ).to.deep.equal({ A: 'x "y" $z # not a comment', B: 'a"b\\c\nd', C: 'plain value', D: '1', E: '' });
     expect(() => parseComposeEnvFile('A=$HOME')).to.throw(/interpolated/);
     expect(() => parseComposeEnvFile('A="unterminated')).to.throw(/unterminated/);

@@ -32,7 +32,11 @@ describe('ops: responses in flight (the drain tells them to close their connecti
         });
         return list;
       };
-      for (const [n, i] of [[3, 1], [2, 3], [1, 0]] as const) {
+      for (const [n, i] of [
+        [3, 1],
+        [2, 3],
+        [1, 0],
+      ] as const) {
         held[i]!.end('done');
         await new Promise((r) => setTimeout(r, 50));
         expect(inFlight.size).to.equal(n);

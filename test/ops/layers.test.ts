@@ -105,7 +105,11 @@ function circles(files: string[], edges: Edge[]): string[] {
 
 describe('ops: dependencies point down', function () {
   const files = sources(SRC);
-  const edges: Edge[] = files.flatMap((from) => importsOf(from).filter((to) => !to.startsWith('../')).map((to) => ({ from, to })));
+  const edges: Edge[] = files.flatMap((from) =>
+    importsOf(from)
+      .filter((to) => !to.startsWith('../'))
+      .map((to) => ({ from, to })),
+  );
 
   it('reads the import lines (the known exceptions are found)', function () {
     expect(edges.length).to.be.greaterThan(300);

@@ -28,7 +28,10 @@ describe('ops: every log line is one JSON object, library warnings included', fu
     await proc.waitForOutput(/workers started/);
     await proc.waitForOutput(/Eviction policy is allkeys-lru/);
     await stopProcess(proc);
-    const lines = proc.output().split('\n').filter((l) => l.trim() !== '');
+    const lines = proc
+      .output()
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     const notJson = lines.filter((l) => {
       try {
         const parsed: unknown = JSON.parse(l);

@@ -82,7 +82,20 @@ describe('ops: logs and job data never hold a PIN, a token or message text', fun
     expect(records.some((r) => r.message === 'login' && r.pinId === pinId && r.userId === login.user.id)).to.equal(true);
     expect(records.some((r) => r.message === 'request' && r.path === '/profile' && r.userId === login.user.id)).to.equal(true);
 
-    const secrets = [pin, other.pin, login.token, login.refreshToken, refreshed.body.token, refreshed.body.refreshToken, chat, emoji, other.emojiString, '🐌🐌🐌', 'my own words 3b9f', sendText];
+    const secrets = [
+      pin,
+      other.pin,
+      login.token,
+      login.refreshToken,
+      refreshed.body.token,
+      refreshed.body.refreshToken,
+      chat,
+      emoji,
+      other.emojiString,
+      '🐌🐌🐌',
+      'my own words 3b9f',
+      sendText,
+    ];
     const signatures = [login.token, login.refreshToken].map((t) => t.split('.')[2]!);
     for (const secret of [...secrets, ...signatures]) {
       for (const form of forms(secret)) expect(output.includes(form), `logs hold ${form.slice(0, 16)}…`).to.equal(false);

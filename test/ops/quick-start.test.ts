@@ -42,7 +42,11 @@ function walkthrough(): { command: string; answer: string | undefined }[] {
 }
 
 /** Runs a shell line in its own process group (so all of npm's children can be stopped together). */
-function sh(line: string, cwd: string, env: Record<string, string>): { child: ChildProcess; output: () => string; until: (re: RegExp, ms: number) => Promise<void> } {
+function sh(
+  line: string,
+  cwd: string,
+  env: Record<string, string>,
+): { child: ChildProcess; output: () => string; until: (re: RegExp, ms: number) => Promise<void> } {
   const child = spawn('bash', ['-c', line], { cwd, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const waiters = new Set<() => void>();
@@ -147,8 +151,16 @@ describe("ops: the README's quick start, verbatim, on a fresh clone", function (
     const steps = walkthrough();
     expect(steps.map((s) => s.command.split(' ')[0])).to.include.members(['curl', 'npm', 'TOKEN=$(node']);
     // one bash session (the variables carry over), each command's output after a marker
-    const script = ['set -euo pipefail', ...steps.flatMap((s, i) => [`echo "@@step ${i}"`, s.command.replaceAll('localhost:3000', `localhost:${port}`), 'echo'])].join('\n');
-    const out = execFileSync('bash', ['-c', script], { cwd: dir, env: { ...process.env, PORT: String(port), KEY_PREFIX: prefix, NODE_ENV: 'development' }, encoding: 'utf8', timeout: 120000 });
+    const script = [
+      'set -euo pipefail',
+      ...steps.flatMap((s, i) => [`echo "@@step ${i}"`, s.command.replaceAll('localhost:3000', `localhost:${port}`), 'echo']),
+    ].join('\n');
+    const out = execFileSync('bash', ['-c', script], {
+      cwd: dir,
+      env: { ...process.env, PORT: String(port), KEY_PREFIX: prefix, NODE_ENV: 'development' },
+      encoding: 'utf8',
+      timeout: 120000,
+    });
     const outputs = out.split(/^@@step \d+\n/m).slice(1);
     expect(outputs).to.have.length(steps.length);
     steps.forEach((step, i) => {
@@ -172,9 +184,18 @@ describe("ops: the README's quick start, verbatim, on a fresh clone", function (
     try {
       await client.until(/^PIN: \S+ https:\/\/wa\.me\/15551234567\?text=/m, 60000);
       const text = /^(PIN: \S+)/m.exec(client.output())![1]!;
-      execFileSync('npm', ['run', 'simulate', '--', '--from', '+5511999997777', '--name', 'Ana Silva', text], { cwd: dir, env: { ...process.env, PORT: String(port), KEY_PREFIX: prefix, NODE_ENV: 'development' }, stdio: 'ignore' });
+      execFileSync('npm', ['run', 'simulate', '--', '--from', '+5511999997777', '--name', 'Ana Silva', text], {
+        cwd: dir,
+        env: { ...process.env, PORT: String(port), KEY_PREFIX: prefix, NODE_ENV: 'development' },
+        stdio: 'ignore',
+      });
       await client.until(/^Ana$/m, 60000);
-      expect(client.output().split('\n').filter((l) => /^(waiting|awaiting-confirmation|signed-in)$/.test(l))).to.deep.equal(['waiting', 'signed-in']);
+      expect(
+        client
+          .output()
+          .split('\n')
+          .filter((l) => /^(waiting|awaiting-confirmation|signed-in)$/.test(l)),
+      ).to.deep.equal(['waiting', 'signed-in']);
     } finally {
       await stopGroup(client.child);
     }

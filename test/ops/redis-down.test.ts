@@ -21,10 +21,14 @@ describe('ops: operator pages and shutdown while Redis is down', function () {
     [web, worker] = await Promise.all([startProcess('web', env), startProcess('worker', env)]);
     expect((await request(web.url, 'GET', '/metrics', { headers: { authorization: ADMIN_AUTH } })).status).to.equal(200);
     await redis.kill();
-    const metrics = await eventually(async () => {
-      const r = await request(web!.url, 'GET', '/metrics', { headers: { authorization: ADMIN_AUTH } });
-      return r.status === 200 ? undefined : r;
-    }, 10000, 200);
+    const metrics = await eventually(
+      async () => {
+        const r = await request(web!.url, 'GET', '/metrics', { headers: { authorization: ADMIN_AUTH } });
+        return r.status === 200 ? undefined : r;
+      },
+      10000,
+      200,
+    );
     expect(metrics.status).to.equal(503);
     expect(metrics.body).to.include({ success: false, error: 'NETWORK_ERROR' });
     const api = await request(web.url, 'GET', '/admin/queues/api/queues', { headers: { authorization: ADMIN_AUTH } });

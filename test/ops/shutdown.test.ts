@@ -38,9 +38,7 @@ describe('ops: graceful shutdown of real processes', function () {
 
       // a webhook whose body is still arriving when the signal comes (on a connection already in use)
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-      await new Promise<void>((resolve, reject) =>
-        http.get(`${web.url}/health`, { agent }, (res) => res.resume().on('end', resolve)).on('error', reject),
-      );
+      await new Promise<void>((resolve, reject) => http.get(`${web.url}/health`, { agent }, (res) => res.resume().on('end', resolve)).on('error', reject));
       const raw = Buffer.from(JSON.stringify(evolutionMessage({ text: `PIN: ${emoji}`, phone: randomPhone() })));
       const response = new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
         const req = http.request(
@@ -158,10 +156,14 @@ describe('ops: a worker stopping in the middle of a job', function () {
   }
 
   async function everyReplyDelivered(want: string[]): Promise<string[]> {
-    return eventually(async () => {
-      const got = [...new Set(gateway.hits)].sort();
-      return got.length === want.length ? got : undefined;
-    }, 20000, 100);
+    return eventually(
+      async () => {
+        const got = [...new Set(gateway.hits)].sort();
+        return got.length === want.length ? got : undefined;
+      },
+      20000,
+      100,
+    );
   }
 
   it('SIGINT (handled as SIGTERM): the worker finishes the job it is in (the gateway sees it once), then exits 0', async function () {

@@ -30,11 +30,15 @@ export async function registerPin(base: string): Promise<{ pin: string; emoji: s
 
 /** Polls check-login until the registration is verified; returns the (consumed) result. */
 export function collectLogin(base: string, pin: string, timeoutMs = 15000): Promise<LoginBody> {
-  return eventually(async () => {
-    const r = await post<LoginBody>(base, '/check-login', { pin });
-    if (r.status !== 200) throw new Error(`check-login ${r.status}: ${r.text}`);
-    return r.body.verified ? r.body : undefined;
-  }, timeoutMs, 100);
+  return eventually(
+    async () => {
+      const r = await post<LoginBody>(base, '/check-login', { pin });
+      if (r.status !== 200) throw new Error(`check-login ${r.status}: ${r.text}`);
+      return r.body.verified ? r.body : undefined;
+    },
+    timeoutMs,
+    100,
+  );
 }
 
 export async function scrape(base: string, authorization = ADMIN_AUTH): Promise<string> {

@@ -35,12 +35,16 @@ describe('ops: the compose topology as processes (2 webs, 2 workers)', function 
     expect((await success).token).to.be.a('string');
     expect((await collectLogin(web2.url, pin)).verified).to.equal(true);
 
-    const text = await eventually(async () => {
-      const t = await scrape(web2.url);
-      const nodes = ['web1', 'web2', 'worker1', 'worker2'].filter((node) => sample(t, 'process_cpu_seconds_total', { node }) >= 0);
-      const settled = sample(t, 'pinauth_logins_total') === 1 && sample(t, 'pinauth_socket_connections', { node: 'web1' }) === 1;
-      return nodes.length === 4 && settled ? t : undefined;
-    }, 10000, 200);
+    const text = await eventually(
+      async () => {
+        const t = await scrape(web2.url);
+        const nodes = ['web1', 'web2', 'worker1', 'worker2'].filter((node) => sample(t, 'process_cpu_seconds_total', { node }) >= 0);
+        const settled = sample(t, 'pinauth_logins_total') === 1 && sample(t, 'pinauth_socket_connections', { node: 'web1' }) === 1;
+        return nodes.length === 4 && settled ? t : undefined;
+      },
+      10000,
+      200,
+    );
     expect(sample(text, 'pinauth_webhook_to_login_seconds_count')).to.equal(1);
     expect(sample(text, 'pinauth_http_request_duration_seconds_count', { route: '/messaging-endpoint', node: 'web2' })).to.equal(1);
   });

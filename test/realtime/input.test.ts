@@ -90,14 +90,14 @@ describe('realtime: bad input, limits and flooding', function () {
     expect(refused).to.include({ success: false, error: 'RATE_LIMITED' });
     expect(refused.retryAfter).to.be.a('number');
     const otherIp = await open();
-    expect(((await otherIp.socket.timeout(10000).emitWithAck('register-pin', { pin: randomPin(), emojiString: randomEmoji() })) as Answer).success).to.equal(true);
+    expect(((await otherIp.socket.timeout(10000).emitWithAck('register-pin', { pin: randomPin(), emojiString: randomEmoji() })) as Answer).success).to.equal(
+      true,
+    );
   });
 
   it('throttles a flooding socket with pin-error RATE_LIMITED while another socket is served', async function () {
     const [flooder, other] = [await open(), await open()];
-    const answers = Array.from({ length: 60 }, () =>
-      flooder.socket.timeout(10000).emitWithAck('cancel-auth', { pin: randomPin() }) as Promise<Answer>,
-    );
+    const answers = Array.from({ length: 60 }, () => flooder.socket.timeout(10000).emitWithAck('cancel-auth', { pin: randomPin() }) as Promise<Answer>);
     const reg = (await other.socket.timeout(10000).emitWithAck('register-pin', { pin: randomPin(), emojiString: randomEmoji() })) as Answer;
     expect(reg.success).to.equal(true);
     const all = await Promise.all(answers);
@@ -120,8 +120,14 @@ describe('realtime: bad input, limits and flooding', function () {
     for (let i = 0; i < 400; i++) flooder.socket.emit('cancel-auth', 1);
     expect(await reason).to.equal('io server disconnect');
     await sleep(100);
-    expect(stack().webs[0]!.output().match(/socket cut for flooding/g)).to.have.length(1);
+    expect(
+      stack()
+        .webs[0]!.output()
+        .match(/socket cut for flooding/g),
+    ).to.have.length(1);
     const other = await open();
-    expect(((await other.socket.timeout(10000).emitWithAck('register-pin', { pin: randomPin(), emojiString: randomEmoji() })) as Answer).success).to.equal(true);
+    expect(((await other.socket.timeout(10000).emitWithAck('register-pin', { pin: randomPin(), emojiString: randomEmoji() })) as Answer).success).to.equal(
+      true,
+    );
   });
 });

@@ -12,7 +12,15 @@ describe('realtime: RESP3 pub/sub through a Redis restart', function () {
   before(async function () {
     redis = await PrivateRedis.start();
   });
-  const stack = useStack({ name: 'rt-restart', webs: 2, env: { get REDIS_URL() { return redis!.url; } } });
+  const stack = useStack({
+    name: 'rt-restart',
+    webs: 2,
+    env: {
+      get REDIS_URL() {
+        return redis!.url;
+      },
+    },
+  });
   after(async () => {
     c?.close();
     await redis?.kill();
@@ -23,7 +31,9 @@ describe('realtime: RESP3 pub/sub through a Redis restart', function () {
     const admin = new Redis(redis!.url);
     // two per web node, named once their handshake is done
     const adapterLines = await eventually(async () => {
-      const lines = String(await admin.client('LIST')).split('\n').filter((l) => /name=pinauth:io-(pub|sub):/.test(l));
+      const lines = String(await admin.client('LIST'))
+        .split('\n')
+        .filter((l) => /name=pinauth:io-(pub|sub):/.test(l));
       return lines.length === 4 ? lines : undefined;
     });
     admin.disconnect();
@@ -38,14 +48,22 @@ describe('realtime: RESP3 pub/sub through a Redis restart', function () {
     await redis!.start();
     const pin = randomPin();
     const emoji = randomEmoji();
-    await eventually(async () => {
-      const r = (await c!.socket.timeout(5000).emitWithAck('register-pin', { pin, emojiString: emoji })) as { success: boolean };
-      return r.success ? true : undefined;
-    }, 15000, 300);
-    await eventually(async () => {
-      const res = await sendChat(stack().webs[1]!.url, `PIN: ${emoji}`);
-      return res.status === 200 ? true : undefined;
-    }, 15000, 300);
+    await eventually(
+      async () => {
+        const r = (await c!.socket.timeout(5000).emitWithAck('register-pin', { pin, emojiString: emoji })) as { success: boolean };
+        return r.success ? true : undefined;
+      },
+      15000,
+      300,
+    );
+    await eventually(
+      async () => {
+        const res = await sendChat(stack().webs[1]!.url, `PIN: ${emoji}`);
+        return res.status === 200 ? true : undefined;
+      },
+      15000,
+      300,
+    );
     const auth = await c.next<{ token: string }>('auth-success', 15000);
     expect(auth.token).to.be.a('string');
   });

@@ -105,7 +105,10 @@ describe('redis: the service end to end on a 3-primary cluster (two webs, two wo
 
   it('no web node or worker logged an error or a failed job meanwhile', function () {
     for (const p of [...stack!.webs, ...stack!.workers]) {
-      const bad = p.output().split('\n').filter((l) => / (error|warn):/.test(l) && !/are not set|is not set|development secret/.test(l));
+      const bad = p
+        .output()
+        .split('\n')
+        .filter((l) => / (error|warn):/.test(l) && !/are not set|is not set|development secret/.test(l));
       expect(bad, `${p.role}:\n${bad.join('\n')}`).to.deep.equal([]);
     }
   });
@@ -159,7 +162,9 @@ describe('redis: the service end to end on a 3-primary cluster (two webs, two wo
       const added = after.map((x) => x.keys - (before.find((y) => y.port === x.port)?.keys ?? 0));
       const total = added.reduce((x, y) => x + y, 0);
       const shares = added.map((n) => n / total);
-      console.log(`      keys left by ${SPREAD_LOGINS} logins per primary: ${added.join(' / ')} of ${total} (${shares.map((s) => `${(100 * s).toFixed(1)}%`).join(' / ')})`);
+      console.log(
+        `      keys left by ${SPREAD_LOGINS} logins per primary: ${added.join(' / ')} of ${total} (${shares.map((s) => `${(100 * s).toFixed(1)}%`).join(' / ')})`,
+      );
       // an even split is 33.3 % each: entity tags keep every primary within a few points of it
       for (const s of shares) expect(s).to.be.within(0.3, 0.37);
     });

@@ -99,7 +99,10 @@ describe('redis: a cluster primary killed during steady logins (3+3 cluster)', f
       while (Date.now() < stopAt) {
         const pin = randomPin();
         const ask = async (event: string, payload: object): Promise<boolean> => {
-          const ack = (await c.socket.timeout(10_000).emitWithAck(event, payload).catch(() => ({ success: false, error: 'NO_ACK' }))) as { success: boolean; error?: string };
+          const ack = (await c.socket
+            .timeout(10_000)
+            .emitWithAck(event, payload)
+            .catch(() => ({ success: false, error: 'NO_ACK' }))) as { success: boolean; error?: string };
           if (!ack.success) tally.socketErrors[ack.error ?? '?'] = (tally.socketErrors[ack.error ?? '?'] ?? 0) + 1;
           return ack.success;
         };
@@ -127,9 +130,14 @@ describe('redis: a cluster primary killed during steady logins (3+3 cluster)', f
     await Promise.all([...Array.from({ length: CLIENTS }, (_, n) => httpClient(n)), socketClient(0), socketClient(1), killer]);
 
     // eslint-disable-next-line no-console
-    console.log(`      logins ${tally.logins} (${loginsAfterFailover} after the failover), restarted ${tally.restarted}, HTTP ${JSON.stringify(tally.status)}, socket errors ${JSON.stringify(tally.socketErrors)}`);
+    console.log(
+      `      logins ${tally.logins} (${loginsAfterFailover} after the failover), restarted ${tally.restarted}, HTTP ${JSON.stringify(tally.status)}, socket errors ${JSON.stringify(tally.socketErrors)}`,
+    );
     expect(tally.status[500] ?? 0, '500s').to.equal(0);
-    expect(Object.keys(tally.socketErrors).filter((e) => e !== 'NETWORK_ERROR'), 'socket errors other than NETWORK_ERROR').to.deep.equal([]);
+    expect(
+      Object.keys(tally.socketErrors).filter((e) => e !== 'NETWORK_ERROR'),
+      'socket errors other than NETWORK_ERROR',
+    ).to.deep.equal([]);
     expect(loginsAfterFailover, 'logins after the failover').to.be.greaterThan(0);
 
     const output = [...s.webs, ...s.workers].map((p) => p.output()).join('\n');

@@ -10,7 +10,14 @@ import { sweepBucket } from '../../src/queues/workers/expiry.js';
 import { connect, type RedisClient } from '../../src/redis/connection.js';
 import { keys as keySchema } from '../../src/redis/keys.js';
 import { Scripts } from '../../src/redis/scripts.js';
-import { cancelCleanup, cancelFind, check as checkFlow, register as registerFlow, type RegisterRequest, type RegisterResult } from '../../src/registrations/steps.js';
+import {
+  cancelCleanup,
+  cancelFind,
+  check as checkFlow,
+  register as registerFlow,
+  type RegisterRequest,
+  type RegisterResult,
+} from '../../src/registrations/steps.js';
 import { Limits } from '../../src/security/limits.js';
 import { eventually } from '../helpers/http.js';
 import { ClusterTopology } from '../helpers/redis-topology.js';
@@ -105,7 +112,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     expect(await c.exists(keys.registration(h4))).to.equal(0);
   });
 
-  it('register with an Idempotency-Key: the retry finds its registration (a later round\'s candidate too); a stranger\'s decoy is remembered on the registration\'s slot', async function () {
+  it("register with an Idempotency-Key: the retry finds its registration (a later round's candidate too); a stranger's decoy is remembered on the registration's slot", async function () {
     const h = pinHash();
     const [taken, first, second] = [emoji(), emoji(), emoji()];
     await c.set(keys.emoji(taken), 'someone', 'PX', 60_000);
@@ -122,7 +129,9 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     const decoy = answer(await register('g-key', request(h, '', { mode: 'server', candidates: stranger.candidates, attempt: stranger, newPinId: 'decoy-id' })));
     expect(decoy.outcome).to.equal('decoy');
     expect(await slot(keys.attemptDecoy(h, stranger.tag))).to.equal(await slot(keys.registration(h)));
-    const again = answer(await register('g-key', request(h, '', { mode: 'server', candidates: stranger.candidates, attempt: stranger, newPinId: 'decoy-id-2' })));
+    const again = answer(
+      await register('g-key', request(h, '', { mode: 'server', candidates: stranger.candidates, attempt: stranger, newPinId: 'decoy-id-2' })),
+    );
     expect([again.outcome, again.pinId, again.candidateIndex]).to.deep.equal(['again', 'decoy-id', 1]);
     expect(await c.hget(keys.registration(h), 'pinId'), 'decoys store nothing on the registration').to.equal(made.pinId);
   });
@@ -279,7 +288,21 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     const setUp = async () => {
       const h = pinHash();
       const [msg, nonce, uid, sid] = [`m${randomBytes(3).toString('hex')}`, 'n1', `u${randomBytes(3).toString('hex')}`, 's1'];
-      await c.hset(keys.registration(h), 'pinId', 'pin1', 'state', 'claimed', 'messageId', msg, 'userId', uid, 'sessionId', sid, 'expiresAt', Date.now() + 60_000);
+      await c.hset(
+        keys.registration(h),
+        'pinId',
+        'pin1',
+        'state',
+        'claimed',
+        'messageId',
+        msg,
+        'userId',
+        uid,
+        'sessionId',
+        sid,
+        'expiresAt',
+        Date.now() + 60_000,
+      );
       await c.set(keys.message(msg), `${nonce}|${h}|${sid}|${uid}`);
       await c.hset(keys.session(uid, sid), 'u', uid);
       await c.zadd(keys.userSessions(uid), Date.now() + 60_000, sid);

@@ -100,17 +100,25 @@ describe('redis: Cluster groundwork (3 primaries)', function () {
       const onB = await connected(servers[1]!.url);
       sockets.push(onB);
       // the dynamic room channel is subscribed once the socket joined on B
-      await eventually(async () => {
-        servers[0]!.io.to('room-a').emit('hello', { from: 'A' });
-        return onB.of('hello').length > 0 ? true : undefined;
-      }, 10000, 200);
+      await eventually(
+        async () => {
+          servers[0]!.io.to('room-a').emit('hello', { from: 'A' });
+          return onB.of('hello').length > 0 ? true : undefined;
+        },
+        10000,
+        200,
+      );
       expect(onB.of('hello')[0]).to.deep.equal({ from: 'A' });
 
       const emitter = shardedEmitter(open('command') as Cluster, open('subscriber') as Cluster, channel);
-      await eventually(async () => {
-        emitter.serverSideEmit('worker-event', 'room-a', { ok: 1 });
-        return onB.of('delivered').length > 0 ? true : undefined;
-      }, 10000, 200);
+      await eventually(
+        async () => {
+          emitter.serverSideEmit('worker-event', 'room-a', { ok: 1 });
+          return onB.of('delivered').length > 0 ? true : undefined;
+        },
+        10000,
+        200,
+      );
       expect(onB.of('delivered')[0]).to.deep.equal({ ok: 1 });
       emitter.close();
     } finally {

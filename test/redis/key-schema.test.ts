@@ -26,9 +26,19 @@ return { K.reg(p, h), K.emo(p, 'e1'), K.active_of(p, h), K.user(p, 'u1'), K.phon
         expect(b).to.be.within(0, ACTIVE_BUCKETS - 1);
         const got = (await redis.eval(lua, 0, 'pfx', h)) as string[];
         expect(got).to.deep.equal([
-          k.registration(h), k.emoji('e1'), k.active(b), k.user('u1'), k.userByPhone('+31'), k.confirmation('+31'),
-          k.session('u1', 's1'), k.userSessions('u1'), k.rotation('u1', 's1'), k.message('m1'), k.outbound('j1'),
-          k.outboundByGateway('cloud', 'g1'), k.outboundEarly('cloud', 'g1'),
+          k.registration(h),
+          k.emoji('e1'),
+          k.active(b),
+          k.user('u1'),
+          k.userByPhone('+31'),
+          k.confirmation('+31'),
+          k.session('u1', 's1'),
+          k.userSessions('u1'),
+          k.rotation('u1', 's1'),
+          k.message('m1'),
+          k.outbound('j1'),
+          k.outboundByGateway('cloud', 'g1'),
+          k.outboundEarly('cloud', 'g1'),
         ]);
       }
       expect(buckets.size, 'hashes spread over buckets').to.be.greaterThan(3);

@@ -87,7 +87,10 @@ describe('redis: Sentinel failover', function () {
       .map((l) => /name=(\S*)/.exec(l)?.[1] ?? '')
       .filter((n) => n.startsWith('pinauth:'));
     for (const kind of ['web', 'worker', 'io-pub', 'io-sub', 'web-wait', 'worker-wait']) {
-      expect(names.some((n) => n.startsWith(`pinauth:${kind}:`)), `${kind} in ${names.join(' ')}`).to.equal(true);
+      expect(
+        names.some((n) => n.startsWith(`pinauth:${kind}:`)),
+        `${kind} in ${names.join(' ')}`,
+      ).to.equal(true);
     }
   });
 
@@ -112,12 +115,16 @@ describe('redis: Sentinel failover', function () {
     const deliver = async (l: (typeof logins)[number], i: number): Promise<void> => {
       await new Promise((r) => setTimeout(r, i * 25));
       // as a gateway does: the same message (same id) again until it is answered 200
-      await untilDone(async () => {
-        const r = await sendChat(web[i % 2]!, `PIN: ${l.emoji}`, { phone: l.phone, id: l.id }).catch((e: unknown) => ({ status: 0, text: String(e) }));
-        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-        if (r.status !== 200) lastFailure = `${r.status} ${r.text}`;
-        return r.status === 200 ? true : undefined;
-      }, 90000, 200);
+      await untilDone(
+        async () => {
+          const r = await sendChat(web[i % 2]!, `PIN: ${l.emoji}`, { phone: l.phone, id: l.id }).catch((e: unknown) => ({ status: 0, text: String(e) }));
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+          if (r.status !== 200) lastFailure = `${r.status} ${r.text}`;
+          return r.status === 200 ? true : undefined;
+        },
+        90000,
+        200,
+      );
       accepted++;
       if (accepted === Math.floor(N / 3)) killed = topo!.killPrimary();
     };
@@ -125,7 +132,9 @@ describe('redis: Sentinel failover', function () {
     const oldPort = await untilDone(async () => (killed ? await killed : undefined), 60000, 10);
     const newPort = await topo!.waitForFailover(oldPort);
     await sent.catch((err: unknown) => {
-      throw new Error(`${String(err)}; accepted ${accepted}; statuses ${JSON.stringify([...statuses])}; last ${lastFailure}\n${stack!.webs[0]!.output().slice(-3000)}`);
+      throw new Error(
+        `${String(err)}; accepted ${accepted}; statuses ${JSON.stringify([...statuses])}; last ${lastFailure}\n${stack!.webs[0]!.output().slice(-3000)}`,
+      );
     });
     expect(newPort).to.not.equal(oldPort);
     expect(accepted).to.equal(N);
@@ -137,10 +146,14 @@ describe('redis: Sentinel failover', function () {
     // every webhook is one login, collected exactly once, with a session that works
     const tokens = await Promise.all(
       logins.map(async (l) => {
-        const body = await untilDone(async () => {
-          const r = await post<LoginBody>(web[0]!, '/check-login', { pin: l.pin });
-          return r.status === 200 && r.body.verified ? r.body : undefined;
-        }, 90000, 250);
+        const body = await untilDone(
+          async () => {
+            const r = await post<LoginBody>(web[0]!, '/check-login', { pin: l.pin });
+            return r.status === 200 && r.body.verified ? r.body : undefined;
+          },
+          90000,
+          250,
+        );
         expect(body.user.phone).to.equal(l.phone);
         return body.token;
       }),

@@ -22,7 +22,9 @@ describe('redis: static scripts and the sequences of register, check, cancel', f
   });
 
   it('every script file is defined once, opens with its name and contract, and has its includes expanded', function () {
-    const files = readdirSync(new URL('../../src/redis/scripts/', import.meta.url)).filter((f) => f.endsWith('.lua')).map((f) => f.slice(0, -4));
+    const files = readdirSync(new URL('../../src/redis/scripts/', import.meta.url))
+      .filter((f) => f.endsWith('.lua'))
+      .map((f) => f.slice(0, -4));
     expect([...SCRIPT_NAMES].sort()).to.deep.equal(files.sort());
     for (const name of SCRIPT_NAMES) {
       const source = scriptSource(name);

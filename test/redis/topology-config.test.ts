@@ -64,7 +64,16 @@ describe('redis: topology configuration', function () {
 
   it('reads cluster seed nodes; cluster clients keep the role (fail fast for commands) and shard their subscriptions', function () {
     const c = loadConfig({ REDIS_CLUSTER_NODES: 'a:7000,b:7001', REDIS_USERNAME: 'u', REDIS_PASSWORD: 'p' });
-    expect(c.redis).to.deep.equal({ kind: 'cluster', nodes: [{ host: 'a', port: 7000 }, { host: 'b', port: 7001 }], username: 'u', password: 'p', commandTimeoutMs: 2000 });
+    expect(c.redis).to.deep.equal({
+      kind: 'cluster',
+      nodes: [
+        { host: 'a', port: 7000 },
+        { host: 'b', port: 7001 },
+      ],
+      username: 'u',
+      password: 'p',
+      commandTimeoutMs: 2000,
+    });
     const cluster = c.redis as Extract<typeof c.redis, { kind: 'cluster' }>;
     const cmd = clusterOptions(cluster, 'command', 'n');
     expect(cmd.enableOfflineQueue).to.equal(false);

@@ -36,7 +36,7 @@ const ENV: Record<string, string> = {
 };
 const newLid = (): string => String(1e14 + Math.floor(Math.random() * 8e14));
 
-describe('security: chat answers bound to their question, commands to the sender\'s account', function () {
+describe("security: chat answers bound to their question, commands to the sender's account", function () {
   this.timeout(60000);
   let stack: Stack;
   let gw: MockGateway;
@@ -64,9 +64,20 @@ describe('security: chat answers bound to their question, commands to the sender
   const say = async (phone: string, text: string): Promise<void> => {
     expect((await postChat(stack.webs[1]!.url, text, { phone, secret: SECRET })).status).to.equal(200);
   };
-  const textsTo = (to: string): string[] => gw.requests.map(outboundOf).filter((o) => o.to === to).map((o) => o.text ?? '');
+  const textsTo = (to: string): string[] =>
+    gw.requests
+      .map(outboundOf)
+      .filter((o) => o.to === to)
+      .map((o) => o.text ?? '');
   const waitText = (to: string, pattern: RegExp, after = 0): Promise<string> =>
-    eventually(async () => textsTo(to).slice(after).find((t) => pattern.test(t)), 15000, 50);
+    eventually(
+      async () =>
+        textsTo(to)
+          .slice(after)
+          .find((t) => pattern.test(t)),
+      15000,
+      50,
+    );
   const numberOf = (question: string): string => /Reply YES (\d{2}) to sign in/.exec(question)![1]!;
   const check = (pin: string) => post(stack.webs[1]!.url, '/check-login', { pin });
 
@@ -81,7 +92,7 @@ describe('security: chat answers bound to their question, commands to the sender
     await queues.inboundFor(id).add('message', job, { jobId: inboundJobId(id) });
   }
 
-  it('a lured code and its YES sent at once confirm nothing, even naming the question\'s number', async function () {
+  it("a lured code and its YES sent at once confirm nothing, even naming the question's number", async function () {
     const phone = randomPhone();
     const lured = await registerPin(stack.webs[0]!.url);
     const sentAt = Date.now();
@@ -91,7 +102,16 @@ describe('security: chat answers bound to their question, commands to the sender
     const seen = textsTo(digits(phone)).length;
     await acceptedAt(phone, `YES ${n}`, sentAt);
     await acceptedAt(phone, 'YES', sentAt);
-    await eventually(async () => (textsTo(digits(phone)).slice(seen).filter((t) => /no sign-in waiting for your answer/.test(t)).length === 2 ? true : undefined), 15000, 50);
+    await eventually(
+      async () =>
+        textsTo(digits(phone))
+          .slice(seen)
+          .filter((t) => /no sign-in waiting for your answer/.test(t)).length === 2
+          ? true
+          : undefined,
+      15000,
+      50,
+    );
     expect((await check(lured.pin)).body).to.include({ verified: false, awaitingConfirmation: true });
     // the person's own answer, sent after reading the question, decides
     await say(phone, `YES ${n}`);
@@ -119,7 +139,10 @@ describe('security: chat answers bound to their question, commands to the sender
       socket.close();
     }
     // one in 90 alike by chance; four alike in a row, one in 6.6 × 10^7
-    expect(pairs.some(([learnt, asked]) => learnt !== asked), JSON.stringify(pairs)).to.equal(true);
+    expect(
+      pairs.some(([learnt, asked]) => learnt !== asked),
+      JSON.stringify(pairs),
+    ).to.equal(true);
   });
 
   it('an old YES that failed for good, replayed by replay-inbound after a newer question, confirms nothing', async function () {
@@ -159,7 +182,10 @@ describe('security: chat answers bound to their question, commands to the sender
     const [ownerLid, newcomerLid] = [newLid(), newLid()];
     const chat = async (lid: string, text: string): Promise<void> => {
       const raw = JSON.stringify(evolutionMessage({ text, remoteJid: `${lid}@lid`, remoteJidAlt: `${digits(phone)}@s.whatsapp.net` }));
-      const r = await request(stack.webs[1]!.url, 'POST', '/messaging-endpoint', { raw, headers: { 'content-type': 'application/json', 'x-hub-signature-256': WebhookAuth.sign(raw, SECRET) } });
+      const r = await request(stack.webs[1]!.url, 'POST', '/messaging-endpoint', {
+        raw,
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': WebhookAuth.sign(raw, SECRET) },
+      });
       expect(r.status, r.text).to.equal(200);
     };
     const owner: LoginBody[] = [];

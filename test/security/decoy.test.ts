@@ -48,11 +48,10 @@ describe('security: a decoy register-pin learns nothing and receives nothing', f
     sockets.push(c);
     return c;
   };
-  const ack = (c: TestClient, payload: object): Promise<Record<string, unknown>> =>
-    new Promise((resolve) => c.socket.emit('register-pin', payload, resolve));
+  const ack = (c: TestClient, payload: object): Promise<Record<string, unknown>> => new Promise((resolve) => c.socket.emit('register-pin', payload, resolve));
 
   it('a decoy in flight while the real login lands (its node paused in between) never gets auth-success', async function () {
-    const [a, b] = stack.webs as [typeof stack.webs[0], typeof stack.webs[0]];
+    const [a, b] = stack.webs as [(typeof stack.webs)[0], (typeof stack.webs)[0]];
     const victim = await registerPin(b.url);
     const follower = await socketOn(b.url);
     expect(await ack(follower, { pin: victim.pin, emojiString: victim.emoji })).to.include({ success: true, pinId: victim.pinId });
@@ -79,7 +78,7 @@ describe('security: a decoy register-pin learns nothing and receives nothing', f
   });
 
   it('activePins: naming a live PIN moves it exactly as registering a free one, and one registration does not move it at once', async function () {
-    const [a, b] = stack.webs as [typeof stack.webs[0], typeof stack.webs[0]];
+    const [a, b] = stack.webs as [(typeof stack.webs)[0], (typeof stack.webs)[0]];
     const figureKey = keys(stack.prefix).activePinsFigure();
     const figure = (url: string): Promise<number> => activePinsAt(url);
     /** the figure of a new window (the test ends the current one) */

@@ -107,7 +107,11 @@ describe('security: response headers, CORS allowlist, no internals in answers', 
         socket.on('end', () => resolve(out));
         socket.on('error', reject);
       });
-    for (const text of ['GARBAGE\r\n\r\n', `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`, 'POST /check-login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n']) {
+    for (const text of [
+      'GARBAGE\r\n\r\n',
+      `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`,
+      'POST /check-login HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+    ]) {
       const answer = await raw(text);
       expect(answer, answer).to.match(/^HTTP\/1\.1 400 /);
       const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
@@ -137,7 +141,10 @@ describe('security: response headers, CORS allowlist, no internals in answers', 
       request(stack.url, 'POST', '/check-login', { raw: '{"pin":1}', headers: { 'content-type': 'application/json; charset=utf-16' } }),
       request(stack.url, 'POST', '/check-login', { raw: Buffer.from([0x1f, 0x8b, 0, 1, 2]), headers: { ...json, 'content-encoding': 'gzip' } }),
       request(stack.url, 'POST', '/check-login', { raw: '{}', headers: { ...json, 'content-encoding': 'br-nonsense' } }),
-      request(stack.url, 'POST', '/messaging-endpoint', { raw: `{"event":"messages.upsert","instance":"x","data":${'['.repeat(20000)}${']'.repeat(20000)}}`, headers: json }),
+      request(stack.url, 'POST', '/messaging-endpoint', {
+        raw: `{"event":"messages.upsert","instance":"x","data":${'['.repeat(20000)}${']'.repeat(20000)}}`,
+        headers: json,
+      }),
       request(stack.url, 'PUT', '/register-pin', { json: {} }),
       request(stack.url, 'GET', '/profile', { headers: { authorization: 'Bearer eyJhbGciOiJub25lIn0.e30.' } }),
       request(stack.url, 'POST', '/logout', { json: { userId: 'x' }, headers: { authorization: `Bearer ${'A'.repeat(6000)}` } }),

@@ -50,7 +50,12 @@ describe('security: hostile-input sweep (fast-check) over every endpoint and soc
   const counts: Record<string, number> = {};
 
   async function send(c: Case): Promise<Outcome> {
-    const res = await fetch(stack.url + c.path, { method: c.method, headers: c.headers, body: c.body ? new Uint8Array(c.body) : undefined, signal: AbortSignal.timeout(10000) });
+    const res = await fetch(stack.url + c.path, {
+      method: c.method,
+      headers: c.headers,
+      body: c.body ? new Uint8Array(c.body) : undefined,
+      signal: AbortSignal.timeout(10000),
+    });
     return { status: res.status, text: await res.text() };
   }
 
@@ -66,7 +71,12 @@ describe('security: hostile-input sweep (fast-check) over every endpoint and soc
     return errorBodyProblem(o.status, body, o.text);
   }
 
-  async function sweep(name: string, runs: number, arb: fc.Arbitrary<Case>, successShape: (b: Record<string, unknown>) => boolean = (b) => b.success === true): Promise<void> {
+  async function sweep(
+    name: string,
+    runs: number,
+    arb: fc.Arbitrary<Case>,
+    successShape: (b: Record<string, unknown>) => boolean = (b) => b.success === true,
+  ): Promise<void> {
     counts[name] = 0;
     await check(
       fc.asyncProperty(arb, async (c) => {
@@ -114,7 +124,11 @@ describe('security: hostile-input sweep (fast-check) over every endpoint and soc
   });
   after(async function () {
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    console.log(`      hostile-input cases run: ${total} (${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')})`);
+    console.log(
+      `      hostile-input cases run: ${total} (${Object.entries(counts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')})`,
+    );
     await stack?.stop();
   });
 
@@ -135,8 +149,12 @@ describe('security: hostile-input sweep (fast-check) over every endpoint and soc
   it('GET /profile, /health and the webhook handshake with hostile headers and queries', () => {
     const query = fc
       .array(fc.tuple(fc.constantFrom('hub.mode', 'hub.verify_token', 'hub.challenge', '__proto__', 'x'), hostileString), { maxLength: 4 })
-      .map((pairs) => (pairs.length ? `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v.replace(/[\uD800-\uDFFF]/g, ''))}`).join('&')}` : ''));
-    const arb = fc.record({ path: fc.constantFrom('/profile', '/health', '/messaging-endpoint', '/sessions'), query, auth: auth() }).map(({ path, query: q, auth: a }) => ({ method: 'GET', path: path + q, headers: a }));
+      .map((pairs) =>
+        pairs.length ? `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v.replace(/[\uD800-\uDFFF]/g, ''))}`).join('&')}` : '',
+      );
+    const arb = fc
+      .record({ path: fc.constantFrom('/profile', '/health', '/messaging-endpoint', '/sessions'), query, auth: auth() })
+      .map(({ path, query: q, auth: a }) => ({ method: 'GET', path: path + q, headers: a }));
     return sweep('get', RUNS.get * 3, arb, (b) => b.success === true || b.status === 'ok');
   });
 
@@ -178,23 +196,33 @@ describe('security: hostile-input sweep (fast-check) over every endpoint and soc
       counts['socket-emit'] = 0;
       const arg = fc.oneof(
         fc.jsonValue({ maxDepth: 3 }),
-        fc.record({ pin: fc.oneof(hostileString, fc.jsonValue({ maxDepth: 2 })), emojiString: fc.oneof(hostileString, fc.jsonValue({ maxDepth: 2 })) }, { requiredKeys: [] }),
+        fc.record(
+          { pin: fc.oneof(hostileString, fc.jsonValue({ maxDepth: 2 })), emojiString: fc.oneof(hostileString, fc.jsonValue({ maxDepth: 2 })) },
+          { requiredKeys: [] },
+        ),
         fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)),
       );
-      const event = fc.oneof(fc.constantFrom('register-pin', 'cancel-auth', 'error', 'pin-registered', 'auth-success', '__proto__', 'constructor'), fc.string({ maxLength: 20 }));
+      const event = fc.oneof(
+        fc.constantFrom('register-pin', 'cancel-auth', 'error', 'pin-registered', 'auth-success', '__proto__', 'constructor'),
+        fc.string({ maxLength: 20 }),
+      );
       await check(
-        fc.asyncProperty(event.filter((e) => !RESERVED.has(e)), fc.array(arg, { maxLength: 3 }), async (name, args) => {
-          counts['socket-emit']! += 1;
-          if (JSON.stringify(args).length > SOCKET_MAX_BYTES / 2) return;
-          let answer: unknown;
-          try {
-            answer = await socket.timeout(5000).emitWithAck(name, ...args);
-          } catch (err) {
-            throw new Error(`${name} ${short(JSON.stringify(args))}: no acknowledgement (${String(err)}; connected ${socket.connected})`);
-          }
-          const p = socketProblem(answer);
-          if (p) throw new Error(`${name} ${short(JSON.stringify(args))} → ${p}: ${short(JSON.stringify(answer))}`);
-        }),
+        fc.asyncProperty(
+          event.filter((e) => !RESERVED.has(e)),
+          fc.array(arg, { maxLength: 3 }),
+          async (name, args) => {
+            counts['socket-emit']! += 1;
+            if (JSON.stringify(args).length > SOCKET_MAX_BYTES / 2) return;
+            let answer: unknown;
+            try {
+              answer = await socket.timeout(5000).emitWithAck(name, ...args);
+            } catch (err) {
+              throw new Error(`${name} ${short(JSON.stringify(args))}: no acknowledgement (${String(err)}; connected ${socket.connected})`);
+            }
+            const p = socketProblem(answer);
+            if (p) throw new Error(`${name} ${short(JSON.stringify(args))} → ${p}: ${short(JSON.stringify(answer))}`);
+          },
+        ),
         RUNS.socketEmit,
       );
     });
@@ -236,7 +264,17 @@ describe('security: hostile-input sweep (fast-check) over every endpoint and soc
     });
 
     it('malformed packets end only that connection; the server stays up', async function () {
-      const frames = ['2[', '2', '2{"a":1}', '2["disconnect"]', '2[1,2]', '5-["x",{"_placeholder":true,"num":9}]', `2${'['.repeat(4000)}${']'.repeat(4000)}`, 'zz', '0{"x":'];
+      const frames = [
+        '2[',
+        '2',
+        '2{"a":1}',
+        '2["disconnect"]',
+        '2[1,2]',
+        '5-["x",{"_placeholder":true,"num":9}]',
+        `2${'['.repeat(4000)}${']'.repeat(4000)}`,
+        'zz',
+        '0{"x":',
+      ];
       counts['socket-malformed'] = frames.length;
       for (const frame of frames) {
         const s = await connectSocket(stack.url);

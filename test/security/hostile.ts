@@ -6,7 +6,27 @@ import fc from 'fast-check';
  * what JSON.stringify of a JS object never gives (own `__proto__` keys, duplicate keys, nesting
  * deeper than the stack, truncated or non-UTF-8 bytes) and what it escapes (lone surrogates).
  */
-const ODD_CHARS = ['\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\u0000', '\u202E', '\uFEFF', '\uFE0F', '\u200D', '\n', '"', '\\', 'a', '7', ' ', '🍎', '🇧🇷', '1️⃣', '❤'];
+const ODD_CHARS = [
+  '\uD800',
+  '\uDBFF',
+  '\uDC00',
+  '\uDFFF',
+  '\u0000',
+  '\u202E',
+  '\uFEFF',
+  '\uFE0F',
+  '\u200D',
+  '\n',
+  '"',
+  '\\',
+  'a',
+  '7',
+  ' ',
+  '🍎',
+  '🇧🇷',
+  '1️⃣',
+  '❤',
+];
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__defineGetter__'];
 
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
@@ -32,7 +52,11 @@ const leafText: fc.Arbitrary<string> = fc.oneof(
 
 /** An object whose keys are the endpoint's own fields, prototype names and noise, values hostile. */
 export function objectText(fields: readonly string[], valueText: fc.Arbitrary<string> = leafText): fc.Arbitrary<string> {
-  const key = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...fields) }, { weight: 2, arbitrary: fc.constantFrom(...PROTO_KEYS) }, { weight: 1, arbitrary: hostileString });
+  const key = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...fields) },
+    { weight: 2, arbitrary: fc.constantFrom(...PROTO_KEYS) },
+    { weight: 1, arbitrary: hostileString },
+  );
   const value = fc.oneof({ weight: 4, arbitrary: valueText }, { weight: 1, arbitrary: fc.array(fc.tuple(key, leafText), { maxLength: 3 }).map(pairsToText) });
   return fc.array(fc.tuple(key, value), { maxLength: 6 }).map(pairsToText);
 }
@@ -126,16 +150,37 @@ export const evolutionText: fc.Arbitrary<string> = (() => {
   const maybe = (a: fc.Arbitrary<string>): fc.Arbitrary<string> => fc.oneof({ weight: 8, arbitrary: a }, { weight: 1, arbitrary: leafText });
   const str = (a: fc.Arbitrary<string>): fc.Arbitrary<string> => a.map((s) => JSON.stringify(s));
   const key = fc
-    .record({ remoteJid: maybe(str(jid)), fromMe: maybe(fc.constantFrom('false', 'false', 'false', 'true')), id: maybe(str(hostileString)), remoteJidAlt: maybe(str(jid)) }, { requiredKeys: ['remoteJid', 'fromMe'] })
+    .record(
+      {
+        remoteJid: maybe(str(jid)),
+        fromMe: maybe(fc.constantFrom('false', 'false', 'false', 'true')),
+        id: maybe(str(hostileString)),
+        remoteJidAlt: maybe(str(jid)),
+      },
+      { requiredKeys: ['remoteJid', 'fromMe'] },
+    )
     .map((r) => pairsToText(Object.entries(r)));
   const message = fc
-    .record({ conversation: maybe(str(hostileString)), extendedTextMessage: maybe(fc.record({ text: maybe(str(hostileString)) }).map((r) => pairsToText(Object.entries(r)))) }, { requiredKeys: ['conversation'] })
+    .record(
+      {
+        conversation: maybe(str(hostileString)),
+        extendedTextMessage: maybe(fc.record({ text: maybe(str(hostileString)) }).map((r) => pairsToText(Object.entries(r)))),
+      },
+      { requiredKeys: ['conversation'] },
+    )
     .map((r) => pairsToText(Object.entries(r)));
   const data = fc
     .record({ key: maybe(key), message: maybe(message), pushName: maybe(str(hostileString)), extra: deepText(60000) }, { requiredKeys: ['key', 'message'] })
     .map((r) => pairsToText(Object.entries(r)));
   return fc
-    .record({ event: maybe(fc.constantFrom('"messages.upsert"', '"messages.upsert"', '"MESSAGES_UPSERT"', '"connection.update"')), instance: maybe(str(hostileString)), data: maybe(data) }, { requiredKeys: ['event', 'instance', 'data'] })
+    .record(
+      {
+        event: maybe(fc.constantFrom('"messages.upsert"', '"messages.upsert"', '"MESSAGES_UPSERT"', '"connection.update"')),
+        instance: maybe(str(hostileString)),
+        data: maybe(data),
+      },
+      { requiredKeys: ['event', 'instance', 'data'] },
+    )
     .map((r) => pairsToText(Object.entries(r)));
 })();
 

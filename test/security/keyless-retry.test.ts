@@ -15,7 +15,7 @@ const LATE_MS = 3000;
  * first try's registration was written, its answer lost; the retry meets it and the person's
  * message with the string it shows signs in. Someone else naming the PIN still gets a decoy.
  */
-describe('security: a keyless register-pin retried after a 503 ends in the person\'s login', function () {
+describe("security: a keyless register-pin retried after a 503 ends in the person's login", function () {
   this.timeout(60000);
   let f: FaultStack;
   before(async function () {
@@ -30,7 +30,7 @@ describe('security: a keyless register-pin retried after a 503 ends in the perso
   const register = (pin: string, ip: string): Promise<JsonResponse> =>
     request(f.stack.url, 'POST', '/register-pin', { json: { pin }, headers: { 'x-forwarded-for': ip, 'user-agent': 'curl/8.5.0' } });
 
-  it('a write whose answer is lost (503), the identical retry, and the person\'s message signs in', async function () {
+  it("a write whose answer is lost (503), the identical retry, and the person's message signs in", async function () {
     const pin = randomPin();
     // the registration's write runs in Redis, its reply is held past the command timeout
     const write = new RegExp(`(?:${scriptRequest('register').source})[\\s\\S]*\\r\\nwrite\\r\\n`);
@@ -50,11 +50,15 @@ describe('security: a keyless register-pin retried after a 503 ends in the perso
 
     const phone = randomPhone();
     expect((await evolutionChat(f.stack.url, `PIN: ${emoji}`, { phone })).status).to.equal(200);
-    const login = await eventually(async () => {
-      const r = await post<LoginBody>(f.stack.url, '/check-login', { pin });
-      expect(r.status, r.text).to.equal(200);
-      return r.body.verified ? r.body : undefined;
-    }, 15000, 100);
+    const login = await eventually(
+      async () => {
+        const r = await post<LoginBody>(f.stack.url, '/check-login', { pin });
+        expect(r.status, r.text).to.equal(200);
+        return r.body.verified ? r.body : undefined;
+      },
+      15000,
+      100,
+    );
     expect(login.user.phone).to.equal(phone);
   });
 });

@@ -22,7 +22,7 @@ let v6Counter = 0;
 function fresh64(): (host: number) => string {
   v6Counter += 1;
   const net = `2001:db8:${(0x1000 + v6Counter).toString(16)}:${(v6Counter * 7).toString(16)}`;
-  return (host) => `${net}:${(host >> 16).toString(16)}:${(host & 0xffff).toString(16)}:${(host * 31 % 0xffff).toString(16)}:1`;
+  return (host) => `${net}:${(host >> 16).toString(16)}:${(host & 0xffff).toString(16)}:${((host * 31) % 0xffff).toString(16)}:1`;
 }
 
 /** Tallies answers by error code (`ok` for 200). */
@@ -68,12 +68,16 @@ describe('security: an attacker script against the login ceremony (two web nodes
   /** The victim: registers from its own address, sends its emoji string from its own phone, collects. */
   async function victimLogin(reg: { pin: string; emojiString: string }, phone: string, base = a()): Promise<LoginBody> {
     await sendChat(base, `PIN: ${reg.emojiString}`, { phone });
-    return eventually(async () => {
-      const c = await postFrom<LoginBody>(base, freshIp(), '/check-login', { pin: reg.pin });
-      if (c.status === 429) return undefined;
-      expect(c.status, c.text).to.equal(200);
-      return c.body.verified ? c.body : undefined;
-    }, 15000, 1100);
+    return eventually(
+      async () => {
+        const c = await postFrom<LoginBody>(base, freshIp(), '/check-login', { pin: reg.pin });
+        if (c.status === 429) return undefined;
+        expect(c.status, c.text).to.equal(200);
+        return c.body.verified ? c.body : undefined;
+      },
+      15000,
+      1100,
+    );
   }
 
   it('PIN oracle: registering a held PIN answers exactly like a fresh registration, and the victim still signs in as itself', async function () {
@@ -123,13 +127,14 @@ describe('security: an attacker script against the login ceremony (two web nodes
     expect(rejoin.body).to.include({ pinId: mine.body.pinId, message: 'PIN already registered', emojiString: drawn });
   });
 
-  it('PIN oracle with Idempotency-Keys (strict node): a keyed guess and its repeat answer exactly as a fresh attempt and its retry; only the holder\'s key finds its registration', async function () {
+  it("PIN oracle with Idempotency-Keys (strict node): a keyed guess and its repeat answer exactly as a fresh attempt and its retry; only the holder's key finds its registration", async function () {
     const victimPin = randomPin();
     const victimKey = { 'idempotency-key': 'victim-attempt-1' };
     const mine = await request(strict.url, 'POST', '/register-pin', { json: { pin: victimPin }, headers: { ...victimKey, 'x-forwarded-for': freshIp() } });
     expect(mine.body, mine.text).to.include({ message: 'PIN registered' });
     const ip = freshIp();
-    const keyed = (pin: string, key: string) => request(strict.url, 'POST', '/register-pin', { json: { pin }, headers: { 'idempotency-key': key, 'x-forwarded-for': ip } });
+    const keyed = (pin: string, key: string) =>
+      request(strict.url, 'POST', '/register-pin', { json: { pin }, headers: { 'idempotency-key': key, 'x-forwarded-for': ip } });
     const probe = [await keyed(victimPin, 'guess-1'), await keyed(victimPin, 'guess-1')];
     const freePin = randomPin();
     const control = [await keyed(freePin, 'guess-1'), await keyed(freePin, 'guess-1')];
@@ -178,9 +183,7 @@ describe('security: an attacker script against the login ceremony (two web nodes
     const victim = { pin: randomPin(), emojiString: randomEmoji() };
     expect((await postFrom(a(), freshIp(), '/register-pin', victim)).status).to.equal(200);
     const ip = freshIp();
-    const answers = await Promise.all(
-      Array.from({ length: 120 }, (_, i) => attackerPost(i % 2 ? a() : b(), ip, '/check-login', { pin: randomPin() })),
-    );
+    const answers = await Promise.all(Array.from({ length: 120 }, (_, i) => attackerPost(i % 2 ? a() : b(), ip, '/check-login', { pin: randomPin() })));
     expect(tally(answers)).to.deep.equal({ PIN_NOT_FOUND: GUESSES, RATE_LIMITED: 120 - GUESSES });
     answers.filter((r) => r.status === 429).forEach(expectRateLimited);
     expectRateLimited(await attackerPost(a(), ip, '/check-login', { pin: victim.pin }));
@@ -231,7 +234,10 @@ describe('security: an attacker script against the login ceremony (two web nodes
     const group = `${/^(2001:db8:[0-9a-f]+:[0-9a-f]+)/.exec(net(1))![1]}::/64`;
     await stack.webs[0]!.waitForOutput(new RegExp(`warn: wrong PIN guess .*"ipGroup":"${group.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}"`));
     const sum = (text: string, pattern: RegExp): number =>
-      text.split('\n').filter((l) => pattern.test(l)).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+      text
+        .split('\n')
+        .filter((l) => pattern.test(l))
+        .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
     // everything this suite did, counted across both nodes (each node publishes its counts on its
     // own schedule, so the page is read until both have)
     const counts = (text: string) => ({

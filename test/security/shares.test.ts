@@ -17,10 +17,21 @@ const CAP = 300;
 function signedWebhook(port: number, localAddress: string, signature?: string): Promise<number> {
   const raw = Buffer.from(JSON.stringify(evolutionMessage({ text: 'PIN: 🍎🚀🐱🌵' })));
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, localAddress, method: 'POST', path: '/messaging-endpoint', agent: false, headers: { 'content-type': 'application/json', 'content-length': raw.length, 'x-hub-signature-256': signature ?? sign(raw, HMAC_SECRET) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        localAddress,
+        method: 'POST',
+        path: '/messaging-endpoint',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': raw.length, 'x-hub-signature-256': signature ?? sign(raw, HMAC_SECRET) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(raw);
   });
@@ -43,21 +54,24 @@ function stalledBody(port: number, localAddress: string): { socket: net.Socket; 
     socket.on('error', () => undefined);
   });
   socket.on('connect', () => {
-    socket.write(`POST /messaging-endpoint HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-hub-signature-256: ${FAKE_SIGNATURE}\r\ncontent-length: ${MIB - 1}\r\n\r\n`);
+    socket.write(
+      `POST /messaging-endpoint HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-hub-signature-256: ${FAKE_SIGNATURE}\r\ncontent-length: ${MIB - 1}\r\n\r\n`,
+    );
     socket.write(FILLER.subarray(0, MIB - 2));
   });
   return { socket, answered };
 }
 
 /** Whether `p` settles within `ms`: its value, or 'held'. */
-const within = <T>(p: Promise<T>, ms: number): Promise<T | 'held'> => Promise.race([p, new Promise<'held'>((resolve) => setTimeout(() => resolve('held'), ms))]);
+const within = <T>(p: Promise<T>, ms: number): Promise<T | 'held'> =>
+  Promise.race([p, new Promise<'held'>((resolve) => setTimeout(() => resolve('held'), ms))]);
 
 /**
  * Round 4 (issue 48), budgets others could spend, each attack played against a production web
  * node: eight networks stalling signed ~1 MiB bodies while the gateway's network keeps sending
  * signed webhooks; 1,500 Socket.IO polling handshakes pipelined on one TCP connection.
  */
-describe('security: shares strangers can\'t take (production settings)', function () {
+describe("security: shares strangers can't take (production settings)", function () {
   this.timeout(120_000);
   let stack: Stack;
   let port: number;
@@ -83,7 +97,7 @@ describe('security: shares strangers can\'t take (production settings)', functio
     await stack?.stop();
   });
 
-  it('eight networks stalling signed 1 MiB bodies fill the strangers\' share; the gateway\'s signed webhooks are answered 200 throughout', async function () {
+  it("eight networks stalling signed 1 MiB bodies fill the strangers' share; the gateway's signed webhooks are answered 200 throughout", async function () {
     // the gateway's network has delivered before (as it does every few seconds in production)
     const gateway = '127.0.0.2';
     expect(await signedWebhook(port, gateway)).to.equal(200);

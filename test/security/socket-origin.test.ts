@@ -143,7 +143,14 @@ describe('security: sockets obey the origin policy, and one network holds a boun
     await page.evaluate(
       ({ url, transports, pin }) => {
         const w = window as unknown as {
-          io: (u: string, o: object) => { on: (event: string, fn: (e: Error) => void) => void; onAny: (fn: (event: string, payload: unknown) => void) => void; emit: (event: string, payload: unknown) => void };
+          io: (
+            u: string,
+            o: object,
+          ) => {
+            on: (event: string, fn: (e: Error) => void) => void;
+            onAny: (fn: (event: string, payload: unknown) => void) => void;
+            emit: (event: string, payload: unknown) => void;
+          };
           log: PageLog;
         };
         const log: PageLog = { events: [], connected: false, errors: [] };
@@ -180,16 +187,19 @@ describe('security: sockets obey the origin policy, and one network holds a boun
       await waitFor(page, 'connect_error');
       const log = await logOf(page);
       expect(log.connected, transports[0]).to.equal(false);
-      expect(log.events.map((e) => e.event), transports[0]).to.deep.equal([]);
+      expect(
+        log.events.map((e) => e.event),
+        transports[0],
+      ).to.deep.equal([]);
       await page.close();
     }
     // refused by the service, not only unreadable to the page: each handshake was logged as such
     expect(node.output()).to.match(/socket handshake refused: foreign origin/);
   });
 
-  it('the service\'s own origin and a CORS_ORIGINS one connect, register, and get auth-success across nodes', async function () {
+  it("the service's own origin and a CORS_ORIGINS one connect, register, and get auth-success across nodes", async function () {
     if (!browser) return this.skip();
-    const [a, b] = stack.webs as [typeof stack.webs[0], typeof stack.webs[0]];
+    const [a, b] = stack.webs as [(typeof stack.webs)[0], (typeof stack.webs)[0]];
     for (const origin of [a.url, LISTED]) {
       const page = await pageAt(origin);
       await openSocket(page, a.url, ['websocket'], randomPin());
@@ -213,7 +223,14 @@ describe('security: sockets obey the origin policy, and one network holds a boun
       const r = await handshake(origin);
       expect(r.status, `${origin}: ${r.text}`).to.equal(200);
     }
-    for (const origin of [FOREIGN, 'null', `http://${host}.evil.example`, `${LISTED}:8080`, `http://${host.split(':')[0]}:1`, 'http://listed.example.evil.example']) {
+    for (const origin of [
+      FOREIGN,
+      'null',
+      `http://${host}.evil.example`,
+      `${LISTED}:8080`,
+      `http://${host.split(':')[0]}:1`,
+      'http://listed.example.evil.example',
+    ]) {
       const r = await handshake(origin);
       expect(r.status, `${origin}: ${r.text}`).to.equal(403);
       expect(r.text, origin).to.contain('FORBIDDEN');
@@ -274,7 +291,7 @@ describe('security: sockets obey the origin policy, and one network holds a boun
   });
 
   it(`SOCKETS_PER_IP=${CAP}: the ${CAP + 1}th connection of one IP group on a node is refused, others are not, and a closed one frees its place`, async function () {
-    const [a, b] = stack.webs as [typeof stack.webs[0], typeof stack.webs[0]];
+    const [a, b] = stack.webs as [(typeof stack.webs)[0], (typeof stack.webs)[0]];
     // an IPv6 /64 is one group, whichever addresses inside it connect
     const net = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:7`;
     const from = (i: number) => ({ extraHeaders: { 'x-forwarded-for': `${net}::${(i + 1).toString(16)}` } });

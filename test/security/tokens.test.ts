@@ -27,8 +27,7 @@ describe('security: token and session attacks answer 401 (HS256 by configuration
     return body;
   };
   /** A token with the victim's real claims, made by the attacker's signer. */
-  const withClaims = (changes: Record<string, unknown>, signer: Parameters<typeof forgeJwt>[1]) =>
-    forgeJwt({ ...claims, ...changes }, signer, { kid });
+  const withClaims = (changes: Record<string, unknown>, signer: Parameters<typeof forgeJwt>[1]) => forgeJwt({ ...claims, ...changes }, signer, { kid });
 
   before(async function () {
     stack = await startStack({ name: 'sec-tokens', env: { JWT_ALGORITHM: 'HS256', JWT_SECRET: SECRET, JWT_ISSUER: ISSUER } });

@@ -15,7 +15,7 @@ const SECRET = 'voice-suite-webhook-secret-of-32-bytes!!';
 const APP = 'Acme Bank';
 const digits = (phone: string): string => phone.replace(/^\+/, '');
 
-describe('security: the service\'s voice (send-message, the chat question and its YES)', function () {
+describe("security: the service's voice (send-message, the chat question and its YES)", function () {
   this.timeout(60000);
   let stack: Stack;
   let gw: MockGateway;
@@ -49,9 +49,20 @@ describe('security: the service\'s voice (send-message, the chat question and it
   const say = async (phone: string, text: string, url = stack.webs[1]!.url): Promise<void> => {
     expect((await postChat(url, text, { phone, secret: SECRET })).status).to.equal(200);
   };
-  const textsTo = (phone: string): string[] => gw.requests.map(outboundOf).filter((o) => o.to === digits(phone)).map((o) => o.text ?? '');
+  const textsTo = (phone: string): string[] =>
+    gw.requests
+      .map(outboundOf)
+      .filter((o) => o.to === digits(phone))
+      .map((o) => o.text ?? '');
   const waitText = (phone: string, pattern: RegExp, after = 0): Promise<string> =>
-    eventually(async () => textsTo(phone).slice(after).find((t) => pattern.test(t)), 15000, 50);
+    eventually(
+      async () =>
+        textsTo(phone)
+          .slice(after)
+          .find((t) => pattern.test(t)),
+      15000,
+      50,
+    );
 
   /** A person signed in with confirmation (code, question, YES): the attacker of the send-message tests. */
   async function signedIn(phone = randomPhone()): Promise<LoginBody> {
@@ -126,7 +137,7 @@ describe('security: the service\'s voice (send-message, the chat question and it
       expect(textsTo(victim)).to.have.length(1);
     });
 
-    it('a copy of the service\'s own question goes out headed by who sent it, never as the service', async function () {
+    it("a copy of the service's own question goes out headed by who sent it, never as the service", async function () {
       const victim = randomPhone();
       const copy = `Sign in to ${APP} on Chrome on Windows, 203.0.113.x, 27 Nov, 10:00 UTC? Reply YES to sign in, NO if this wasn't you.`;
       const r = await post(stack.webs[0]!.url, '/send-message', { phoneNumber: victim, message: copy }, attacker.token);

@@ -39,7 +39,19 @@ interface Exchange {
  * as the connection takes them, and with `trickle`, that many bytes every 50 ms, until it closes.
  * Write errors (the server cutting the connection) are recorded, not thrown.
  */
-function rawPost(port: number, opts: { headers: Record<string, string>; body?: Buffer; declared?: number; send?: number; localAddress?: string; chunked?: Buffer[]; flood?: boolean; trickle?: number }): Exchange {
+function rawPost(
+  port: number,
+  opts: {
+    headers: Record<string, string>;
+    body?: Buffer;
+    declared?: number;
+    send?: number;
+    localAddress?: string;
+    chunked?: Buffer[];
+    flood?: boolean;
+    trickle?: number;
+  },
+): Exchange {
   const socket = net.connect({ port, host: '127.0.0.1', localAddress: opts.localAddress });
   let received = '';
   let error: string | undefined;
@@ -49,7 +61,8 @@ function rawPost(port: number, opts: { headers: Record<string, string>; body?: B
     received += b.toString('latin1');
     const end = received.indexOf('\r\n\r\n');
     const length = /\r\ncontent-length: *(\d+)/i.exec(received.slice(0, end));
-    if (end >= 0 && length && received.length >= end + 4 + Number(length[1])) answer({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(received)![1]), text: received, at: Date.now() });
+    if (end >= 0 && length && received.length >= end + 4 + Number(length[1]))
+      answer({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(received)![1]), text: received, at: Date.now() });
   });
   socket.on('error', (err: NodeJS.ErrnoException) => (error ??= err.code ?? err.message));
   const closed = new Promise<{ status: number | null; text: string; at: number; error?: string; sent: number }>((resolve) => {
@@ -101,7 +114,9 @@ function rawPost(port: number, opts: { headers: Record<string, string>; body?: B
 
 /** The resident set of a process, bytes (what the attack grew by 966 MiB). */
 function rss(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
   return Number(/(\d+)/.exec(line)![1]) * 1024;
 }
 
@@ -143,7 +158,12 @@ describe('security: webhook bodies cost nothing until authenticated (production 
 
   it('a request whose head carries no credential that passes gets 401 before a byte of its body is sent', async function () {
     const before = await intake();
-    const heads: Record<string, string>[] = [{}, { authorization: 'Bearer not-the-key-0123456789abcdef' }, { authorization: `Bearer ${evolutionJwt('another-key-0123456789abcdefghijklm')}` }, { 'x-hub-signature-256': 'sha256=nothex' }];
+    const heads: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer not-the-key-0123456789abcdef' },
+      { authorization: `Bearer ${evolutionJwt('another-key-0123456789abcdefghijklm')}` },
+      { 'x-hub-signature-256': 'sha256=nothex' },
+    ];
     for (const headers of heads) {
       const x = rawPost(port, { headers, declared: 2 * MIB, send: 0 });
       const r = await x.answered;
@@ -240,14 +260,22 @@ describe('security: webhook bodies cost nothing until authenticated (production 
         rawPost(port, { headers: { authorization: `Bearer ${BEARER_KEY}` }, body: message(), localAddress: '127.0.0.2' }).closed,
         rawPost(port, { headers: { 'x-hub-signature-256': sign(signed, HMAC_SECRET) }, body: signed, localAddress: '127.0.0.2' }).closed,
       ]);
-      expect(legit.map((r) => r.status), legit.map((r) => r.text).join('\n')).to.deep.equal([200, 200]);
+      expect(
+        legit.map((r) => r.status),
+        legit.map((r) => r.text).join('\n'),
+      ).to.deep.equal([200, 200]);
       const outcomes = await Promise.all(stalled.map((s) => s.closed));
       const statuses = outcomes.map((o) => o.status);
       const refused = statuses.filter((s) => s === 429).length;
       const unanswered = statuses.filter((s) => s === null).length;
       // eslint-disable-next-line no-console
-      console.log(`      RSS ${(base / MIB).toFixed(0)} MiB → peak ${(peak / MIB).toFixed(0)} MiB; ${refused} refused 429, ${unanswered} closed at the timeout`);
-      expect(statuses.every((s) => s === 429 || s === null), statuses.join(',')).to.equal(true);
+      console.log(
+        `      RSS ${(base / MIB).toFixed(0)} MiB → peak ${(peak / MIB).toFixed(0)} MiB; ${refused} refused 429, ${unanswered} closed at the timeout`,
+      );
+      expect(
+        statuses.every((s) => s === 429 || s === null),
+        statuses.join(','),
+      ).to.equal(true);
       // the per-IP cap (128) refuses 72; one network's share of the byte budget (4 MiB of 32) the rest but 4
       expect(refused).to.be.at.least(196);
       // 200 MiB were offered; the node holds at most that share and its buffers

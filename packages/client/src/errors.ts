@@ -47,4 +47,5 @@ export class PinAuthError extends Error {
 }
 
 /** Codes after which polling or waiting again can still succeed. */
-export const isTransient = (code: PinAuthErrorCode): boolean => code === 'RATE_LIMITED' || code === 'NETWORK_ERROR' || code === 'CONNECTION_FAILED' || code === 'INTERNAL_ERROR';
+export const isTransient = (code: PinAuthErrorCode): boolean =>
+  code === 'RATE_LIMITED' || code === 'NETWORK_ERROR' || code === 'CONNECTION_FAILED' || code === 'INTERNAL_ERROR';

@@ -45,7 +45,8 @@ export class Http {
 
 /** Answers after which the same request may be sent again: the service was unreachable, busy or its answer was lost. */
 export const isRetryable = (err: unknown): err is PinAuthError =>
-  err instanceof PinAuthError && (err.code === 'NETWORK_ERROR' || err.code === 'CONNECTION_FAILED' || err.code === 'RATE_LIMITED' || err.code === 'INTERNAL_ERROR');
+  err instanceof PinAuthError &&
+  (err.code === 'NETWORK_ERROR' || err.code === 'CONNECTION_FAILED' || err.code === 'RATE_LIMITED' || err.code === 'INTERNAL_ERROR');
 
 /**
  * Runs `attempt` again after a retryable failure (isRetryable) until it succeeds, fails

@@ -70,7 +70,11 @@ export class PinAuthClient {
    * seconds only, inside the service's retry leeway.
    */
   async refresh(session: Session): Promise<Session> {
-    const call = () => this.http.request<{ token: string; refreshToken: string }>('POST', '/refresh-token', { token: session.token, body: { refreshToken: session.refreshToken } });
+    const call = () =>
+      this.http.request<{ token: string; refreshToken: string }>('POST', '/refresh-token', {
+        token: session.token,
+        body: { refreshToken: session.refreshToken },
+      });
     const r = await withRetries(call, Math.min(REFRESH_RETRY_MS, this.options.retryForMs ?? DEFAULT_RETRY_MS));
     return { ...session, token: r.token, refreshToken: r.refreshToken };
   }
@@ -96,7 +100,10 @@ export class PinAuthClient {
 
   /** Closes the session on the service: its tokens stop working at once (retried like a registration: closing twice is harmless). */
   async logout(session: Session): Promise<void> {
-    await withRetries(() => this.http.request('POST', '/logout', { token: session.token, body: { userId: session.user.id } }), this.options.retryForMs ?? DEFAULT_RETRY_MS);
+    await withRetries(
+      () => this.http.request('POST', '/logout', { token: session.token, body: { userId: session.user.id } }),
+      this.options.retryForMs ?? DEFAULT_RETRY_MS,
+    );
   }
 }
 

@@ -117,7 +117,10 @@ export class Login {
   async start(): Promise<void> {
     const socket = this.opts.transport === 'polling' ? undefined : await this.connect();
     const answer = await withRetries(
-      () => (socket?.connected ? this.registerBySocket(socket) : this.http.request<Registered>('POST', '/register-pin', { body: this.registration(false), idempotencyKey: this.idempotencyKey })),
+      () =>
+        socket?.connected
+          ? this.registerBySocket(socket)
+          : this.http.request<Registered>('POST', '/register-pin', { body: this.registration(false), idempotencyKey: this.idempotencyKey }),
       this.opts.retryForMs ?? DEFAULT_RETRY_MS,
       this.stop.signal,
     );

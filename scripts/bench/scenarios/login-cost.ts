@@ -102,7 +102,13 @@ async function loginCost(ctx: BenchContext, mode: CostMode): Promise<CostPoint> 
 }
 
 /** Posts a batch on the held queue, releases it, and measures until both queues are empty. */
-async function phase(ctx: BenchContext, worker: Child, outbound: QueueProbe, redis: ReturnType<typeof benchRedis>, post: () => Promise<number[]>): Promise<{ ns: number[]; phase: Phase }> {
+async function phase(
+  ctx: BenchContext,
+  worker: Child,
+  outbound: QueueProbe,
+  redis: ReturnType<typeof benchRedis>,
+  post: () => Promise<number[]>,
+): Promise<{ ns: number[]; phase: Phase }> {
   const { stack, sizes } = ctx;
   await stack.inbound.pause();
   let ns: number[];

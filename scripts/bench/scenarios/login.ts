@@ -177,7 +177,11 @@ async function workerThroughput(ctx: BenchContext, count: number): Promise<Omit<
   const commands = (await redisCommands(redis)) - commandsAtStart;
   // a worker writes its last metrics snapshot as it stops
   await stack.stopWorkers();
-  const tally = await workerTally(redis, keys(stack.prefix).metricsNodes(), workers.map((w) => instanceName(w.name)));
+  const tally = await workerTally(
+    redis,
+    keys(stack.prefix).metricsNodes(),
+    workers.map((w) => instanceName(w.name)),
+  );
   redis.disconnect();
   const loggedIn = tally.outcomes['logged-in'] ?? 0;
   const jobs = Math.max(1, tally.jobs.completed ?? 0);

@@ -138,7 +138,10 @@ export async function memory(ctx: BenchContext): Promise<MemoryFigures> {
   }
 }
 
-async function registrationCurve(ctx: BenchContext, redis: ReturnType<typeof benchRedis>): Promise<{ points: RegistrationPoint[]; breakdown: MemoryFigures['breakdown'] }> {
+async function registrationCurve(
+  ctx: BenchContext,
+  redis: ReturnType<typeof benchRedis>,
+): Promise<{ points: RegistrationPoint[]; breakdown: MemoryFigures['breakdown'] }> {
   const { stack, sizes, seq } = ctx;
   const urls = stack.urls;
   ctx.log(`memory: Redis at ${sizes.registrationPoints.join(', ')} active registrations`);
@@ -193,7 +196,8 @@ async function socketCurve(ctx: BenchContext, limit: number | null): Promise<{ p
   // each client socket is an open file here and one in web-1 (which inherits this limit)
   const room = limit === null ? Infinity : limit - 500;
   const wanted = sizes.socketPoints.filter((n) => n <= room);
-  if (wanted.length < sizes.socketPoints.length) ctx.log(`memory: open-file limit ${limit}: sockets curve stops at ${wanted[wanted.length - 1]} (raise it with ulimit -n)`);
+  if (wanted.length < sizes.socketPoints.length)
+    ctx.log(`memory: open-file limit ${limit}: sockets curve stops at ${wanted[wanted.length - 1]} (raise it with ulimit -n)`);
   ctx.log(`memory: web-1 RSS at ${wanted.join(', ')} idle sockets`);
   const sockets: Socket[] = [];
   const points: SocketPoint[] = [];

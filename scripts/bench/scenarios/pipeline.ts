@@ -71,7 +71,7 @@ export interface SustainSide {
 
 export interface PipelineFigures {
   rates: RateComparison[];
-  sustained: { p99BoundMs: number; service: SustainSide; pipeline: SustainSide; /** service ÷ pipeline */ ratio: number | null };
+  sustained: { p99BoundMs: number; service: SustainSide; pipeline: SustainSide /** service ÷ pipeline */; ratio: number | null };
 }
 
 interface Side {
@@ -104,7 +104,10 @@ export async function pipeline(ctx: BenchContext): Promise<PipelineFigures> {
       rates.push({ rate, service: s, pipeline: p, p50Ratio, p99Ratio, roundRatios: roundRatios.map((r) => ({ p50: round(r.p50, 2), p99: round(r.p99, 2) })) });
       ctx.log(`pipeline: ${rate}/s → p50 ${s.p50} / ${p.p50} ms, p99 ${s.p99} / ${p.p99} ms (service / simplest pipeline)`);
     }
-    const searches = { service: new RateSearch(sizes.sustainStart, sizes.sustainMax, sizes.sustainBisections), pipeline: new RateSearch(sizes.sustainStart, sizes.sustainMax, sizes.sustainBisections) };
+    const searches = {
+      service: new RateSearch(sizes.sustainStart, sizes.sustainMax, sizes.sustainBisections),
+      pipeline: new RateSearch(sizes.sustainStart, sizes.sustainMax, sizes.sustainBisections),
+    };
     const sides = { service, pipeline: baseline };
     for (;;) {
       let stepped = false;
@@ -114,7 +117,15 @@ export async function pipeline(ctx: BenchContext): Promise<PipelineFigures> {
         stepped = true;
         const { step: s } = await step(ctx, sides[name], rate, sizes.sustainSeconds, sizes.sustainWarmupSeconds);
         const sustained = s.missing === 0 && s.webhookFailures === 0 && s.achievedRate >= 0.95 * rate && s.p99 <= SUSTAIN_P99_MS;
-        searches[name].record({ rate, achievedRate: s.achievedRate, p50: s.p50, p99: s.p99, missing: s.missing, webhookFailures: s.webhookFailures, sustained });
+        searches[name].record({
+          rate,
+          achievedRate: s.achievedRate,
+          p50: s.p50,
+          p99: s.p99,
+          missing: s.missing,
+          webhookFailures: s.webhookFailures,
+          sustained,
+        });
         ctx.log(`pipeline: ${name} at ${rate}/s → p50 ${s.p50} ms, p99 ${s.p99} ms${sustained ? '' : ' (not sustained)'}`);
       }
       if (!stepped) break;
@@ -129,7 +140,13 @@ export async function pipeline(ctx: BenchContext): Promise<PipelineFigures> {
 }
 
 function simplePath(simple: SimplePipeline): LoginPath {
-  return { name: 'simplest pipeline', socketUrl: simple.urls[0]!, webhookUrl: simple.urls[1]!, workerPid: simple.worker!.pid, idle: (ms) => simple.queue.idle(ms) };
+  return {
+    name: 'simplest pipeline',
+    socketUrl: simple.urls[0]!,
+    webhookUrl: simple.urls[1]!,
+    workerPid: simple.worker!.pid,
+    idle: (ms) => simple.queue.idle(ms),
+  };
 }
 
 /** One open-loop step, then its queue left idle, so the other side's step starts on a quiet path. */

@@ -25,7 +25,13 @@ export class AdminLoginThrottle {
     private readonly ipv6PrefixLength: number,
     private readonly log: Logger,
   ) {
-    this.limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: keys.rateLimit('adminfail'), points: maxFailures, duration: WINDOW_SECONDS, useRedisPackage: false });
+    this.limiter = new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: keys.rateLimit('adminfail'),
+      points: maxFailures,
+      duration: WINDOW_SECONDS,
+      useRedisPackage: false,
+    });
   }
 
   /** The IP group a client address is counted under (IPv6 by the configured prefix). */

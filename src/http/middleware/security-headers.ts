@@ -55,6 +55,5 @@ export function securityHeaders(): (ctx: AppContext, next: Next) => Promise<void
   const api = apiHelmet();
   const admin: Middleware = helmet();
   const pages = pageHelmet();
-  return (ctx, next) =>
-    (ctx.path.startsWith(ADMIN_PREFIX) ? admin(ctx, next) : isPagePath(ctx.path) ? pages(ctx, next) : api(ctx, next)) as Promise<void>;
+  return (ctx, next) => (ctx.path.startsWith(ADMIN_PREFIX) ? admin(ctx, next) : isPagePath(ctx.path) ? pages(ctx, next) : api(ctx, next)) as Promise<void>;
 }

@@ -61,7 +61,11 @@ export async function sweepBucket(
   if (due.length === 0) return out;
   // the registrations are on their own slots and independent: read at once
   const read = await Promise.all(due.map((h) => scripts.run('reg-peek', [keys.registration(h)])));
-  const settled = await scripts.run('active-settle', [active], read.flatMap((r, i) => [due[i]!, r.pinId, r.state, r.expiresAt]));
+  const settled = await scripts.run(
+    'active-settle',
+    [active],
+    read.flatMap((r, i) => [due[i]!, r.pinId, r.state, r.expiresAt]),
+  );
   for (const e of settled) out.expired.push([e.pinHash, e.pinId]);
   return out;
 }

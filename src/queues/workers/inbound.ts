@@ -94,7 +94,7 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
     if (changes.recycled) {
       hooks.onIdentity?.('recycled-refused');
       // the number's previous account belongs to another LID / user id: a new account instead
-      log.warn('recycled number: the previous owner\'s account was not opened; a new account was made', { userId, ...meta });
+      log.warn("recycled number: the previous owner's account was not opened; a new account was made", { userId, ...meta });
     }
     if (changes.conflict) {
       hooks.onIdentity?.('conflict');
@@ -139,7 +139,10 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
       case 'which-one': {
         // a bare YES / NO with several questions open answers none of them: they are named
         const requestedAt = (expiresAt: number): Date => new Date(expiresAt - config.pinTtlSeconds * 1000);
-        await replies.answer(message, { kind: 'which-one', open: result.open.map((q) => ({ question: q.question, origin: q.origin, requestedAt: requestedAt(q.expiresAt) })) });
+        await replies.answer(message, {
+          kind: 'which-one',
+          open: result.open.map((q) => ({ question: q.question, origin: q.origin, requestedAt: requestedAt(q.expiresAt) })),
+        });
         break;
       }
       case 'unanswered':
@@ -200,7 +203,11 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
  * registering sockets get `pin-error {error: LOGIN_FAILED}`. Nothing happens when the job had
  * claimed nothing or its login was completed.
  */
-export async function endFailedLogin(services: Pick<InboundServices, 'keys' | 'scripts' | 'config' | 'log'>, notifier: Pick<Notifier, 'loginFailed'>, job: InboundJob): Promise<boolean> {
+export async function endFailedLogin(
+  services: Pick<InboundServices, 'keys' | 'scripts' | 'config' | 'log'>,
+  notifier: Pick<Notifier, 'loginFailed'>,
+  job: InboundJob,
+): Promise<boolean> {
   const { keys, scripts, config, log } = services;
   // the message's record names the claim (fail-lookup.lua): on a cluster it, the registration
   // and the user's session are three slots; the registration is marked first, and a retry after

@@ -67,7 +67,11 @@ export function outboundProcessor(senders: Senders, defaultChannel: string, log:
       return { providerMessageId: before.providerMessageId, channel };
     }
     if (before.state === 'uncertain') {
-      log.warn('outbound message: an earlier attempt was cut off mid-send; sending again (the recipient may get it twice)', { jobId, kind: job.data.kind, channel });
+      log.warn('outbound message: an earlier attempt was cut off mid-send; sending again (the recipient may get it twice)', {
+        jobId,
+        kind: job.data.kind,
+        channel,
+      });
     }
     let sent: { providerMessageId: string | null };
     try {

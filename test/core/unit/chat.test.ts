@@ -24,7 +24,10 @@ describe('core unit: chat intents, reply texts, origins', function () {
       ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36', 'Chrome on Windows'],
       ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0', 'Edge on Windows'],
       ['Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15', 'Safari on macOS'],
-      ['Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/131.0 Mobile/15E148 Safari/604.1', 'Chrome on iOS'],
+      [
+        'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/131.0 Mobile/15E148 Safari/604.1',
+        'Chrome on iOS',
+      ],
       ['Mozilla/5.0 (Android 14; Mobile; rv:132.0) Gecko/132.0 Firefox/132.0', 'Firefox on Android'],
       ['okhttp/4.12.0', 'Android app'],
       ['curl/8.5.0', 'curl'],
@@ -73,7 +76,9 @@ describe('core unit: chat intents, reply texts, origins', function () {
       requestedAt: new Date('2026-03-01T12:00:00Z'),
       question: '47',
     });
-    expect(question).to.match(/^Entrar no Banco em Chrome on Windows, 203\.0\.113\.x, 1 de mar\.?,? 09:00.*\? Responda SIM 47 para entrar, NÃO 47 se não foi você\.$/);
+    expect(question).to.match(
+      /^Entrar no Banco em Chrome on Windows, 203\.0\.113\.x, 1 de mar\.?,? 09:00.*\? Responda SIM 47 para entrar, NÃO 47 se não foi você\.$/,
+    );
     expect(replyText(pt, { kind: 'signed-in' })).to.equal('Você entrou no Banco. Não foi você? Responda PARAR para sair de todos os aparelhos.');
     const en = loadConfig({ REPLY_SIGNED_IN: 'Hi from {app}.', REPLY_UNDO_HINT: 'Undo: STOP.' }).replies;
     expect(replyText(en, { kind: 'signed-in' })).to.equal('Hi from pin-auth. Undo: STOP.');

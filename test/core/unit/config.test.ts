@@ -61,7 +61,10 @@ describe('core unit: config', function () {
     expect(() => loadConfig({ JWT_KEYS: '[{"kty":"EC"}]' })).to.throw(ConfigError, /JWT_KEYS/);
     expect(() => loadConfig({ JWT_ACTIVE_KID: 'k' })).to.throw(ConfigError, /JWT_ACTIVE_KID/);
     expect(loadConfig({ NODE_ENV: 'production', PIN_HASH_KEY: SECRET, WEBHOOK_SECRET: 'w'.repeat(32) }).pinHashKey).to.equal(SECRET);
-    expect(() => loadConfig({ NODE_ENV: 'production', JWT_ALGORITHM: 'HS256', PIN_HASH_KEY: SECRET, WEBHOOK_SECRET: 'w'.repeat(32) })).to.throw(ConfigError, /JWT_SECRET/);
+    expect(() => loadConfig({ NODE_ENV: 'production', JWT_ALGORITHM: 'HS256', PIN_HASH_KEY: SECRET, WEBHOOK_SECRET: 'w'.repeat(32) })).to.throw(
+      ConfigError,
+      /JWT_SECRET/,
+    );
     expect(loadConfig({ JWT_SECRET: SECRET }).pinHashKey, 'PINs keyed as before when PIN_HASH_KEY is unset').to.equal(SECRET);
   });
 
@@ -82,9 +85,14 @@ describe('core unit: config', function () {
 
   it("an OpenID client's login-page colours: #rrggbb or a clear line at start", function () {
     const clients = (extra: object) => JSON.stringify([{ client_id: 'app', redirect_uris: ['https://app.example/cb'], ...extra }]);
-    expect(loadConfig({ OIDC_CLIENTS: clients({ brand_color: '#075e54', brand_background_color: '#FFFFFF' }) }).oidc!.clients[0]).to.include({ brand_color: '#075e54' });
+    expect(loadConfig({ OIDC_CLIENTS: clients({ brand_color: '#075e54', brand_background_color: '#FFFFFF' }) }).oidc!.clients[0]).to.include({
+      brand_color: '#075e54',
+    });
     for (const bad of ['red', '#fff', '#12345g', 7]) {
-      expect(() => loadConfig({ OIDC_CLIENTS: clients({ brand_color: bad }) }), String(bad)).to.throw(ConfigError, /brand_color of client app must be a colour like #075e54/);
+      expect(() => loadConfig({ OIDC_CLIENTS: clients({ brand_color: bad }) }), String(bad)).to.throw(
+        ConfigError,
+        /brand_color of client app must be a colour like #075e54/,
+      );
     }
     expect(() => loadConfig({ OIDC_CLIENTS: clients({ brand_background_color: 'black' }) })).to.throw(ConfigError, /brand_background_color/);
   });
@@ -120,12 +128,22 @@ describe('core unit: config', function () {
 
   const refusals: [string, string, Record<string, string>, RegExp][] = [
     ['web', 'dist/src/bin/web.js', { NODE_ENV: 'production', WEBHOOK_SECRET: 'whsec' }, /JWT_SECRET is required/],
-    ['worker', 'dist/src/bin/worker.js', { NODE_ENV: 'production', JWT_SECRET: SECRET }, /WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY or WEBHOOK_PATH_SECRET is required/],
+    [
+      'worker',
+      'dist/src/bin/worker.js',
+      { NODE_ENV: 'production', JWT_SECRET: SECRET },
+      /WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY or WEBHOOK_PATH_SECRET is required/,
+    ],
     ['all', 'dist/src/bin/all.js', { PORT: 'eighty' }, /PORT must be a whole number/],
     ['web', 'dist/src/bin/web.js', { JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: SECRET }, /WEBHOOK_JWT_KEY must differ from JWT_SECRET/],
     ['worker', 'dist/src/bin/worker.js', { JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: SECRET }, /WEBHOOK_JWT_KEY must differ from JWT_SECRET/],
     ['web', 'dist/src/bin/web.js', { NODE_ENV: 'production', JWT_SECRET: SECRET, WEBHOOK_SECRET: 'whsec' }, /WEBHOOK_SECRET must be at least 32 bytes/],
-    ['all', 'dist/src/bin/all.js', { NODE_ENV: 'production', JWT_SECRET: SECRET, WEBHOOK_SECRET: 'w'.repeat(32), ADMIN_USER: 'ops', ADMIN_PASSWORD: 'hunter2' }, /ADMIN_PASSWORD must be at least 32 bytes/],
+    [
+      'all',
+      'dist/src/bin/all.js',
+      { NODE_ENV: 'production', JWT_SECRET: SECRET, WEBHOOK_SECRET: 'w'.repeat(32), ADMIN_USER: 'ops', ADMIN_PASSWORD: 'hunter2' },
+      /ADMIN_PASSWORD must be at least 32 bytes/,
+    ],
   ];
   for (const [role, script, env, pattern] of refusals) {
     it(`the ${role} process stops at start with one clear line and a non-zero exit (${pattern.source})`, async function () {

@@ -4,14 +4,14 @@ import { AppError, redisFault, toAppError } from '../../../src/errors.js';
 /** Redis' own refusal texts (as ioredis and rate-limiter-flexible surface them) map to one fault each. */
 describe('core unit: Redis faults and IP groups', function () {
   const cases: [string, string][] = [
-    ['OOM command not allowed when used memory > \'maxmemory\'.', 'out-of-memory'],
+    ["OOM command not allowed when used memory > 'maxmemory'.", 'out-of-memory'],
     ['EXECABORT Transaction discarded because of previous errors.', 'out-of-memory'],
     ["READONLY You can't write against a read only replica.", 'read-only'],
     ['LOADING Redis is loading the dataset in memory', 'loading'],
     ['MISCONF Redis is configured to save RDB snapshots, but it is currently not able to persist on disk.', 'persistence-failing'],
     ['BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.', 'busy'],
     ['Command timed out', 'timeout'],
-    ['Stream isn\'t writeable and enableOfflineQueue options is false', 'unreachable'],
+    ["Stream isn't writeable and enableOfflineQueue options is false", 'unreachable'],
     ['connect ECONNREFUSED 127.0.0.1:6379', 'unreachable'],
     // a cluster primary failing over, as ioredis' Cluster reports it
     ['Too many Cluster redirections. Last error: Error: Connection is closed.', 'busy'],
@@ -26,7 +26,7 @@ describe('core unit: Redis faults and IP groups', function () {
     // TLS (rediss://) torn down mid-handshake or mid-command
     ['Client network socket disconnected before secure TLS connection was established', 'unreachable'],
     ['read ECONNRESET', 'unreachable'],
-    ['Socket timeout. Expecting data, but didn\'t receive any in 2000ms.', 'timeout'],
+    ["Socket timeout. Expecting data, but didn't receive any in 2000ms.", 'timeout'],
     ['NOREPLICAS Not enough good replicas to write.', 'read-only'],
   ];
   for (const [message, fault] of cases) {
@@ -40,7 +40,7 @@ describe('core unit: Redis faults and IP groups', function () {
     });
   }
 
-  it('a fault wrapped in a cause, an AggregateError, a cluster\'s lastNodeError or our own 503 is found; an error code alone suffices', function () {
+  it("a fault wrapped in a cause, an AggregateError, a cluster's lastNodeError or our own 503 is found; an error code alone suffices", function () {
     expect(redisFault(new Error('job failed', { cause: new Error('OOM command not allowed') }))).to.equal('out-of-memory');
     expect(redisFault(new AggregateError([new Error('x'), Object.assign(new Error(''), { code: 'ECONNREFUSED' })], ''))).to.equal('unreachable');
     expect(redisFault(Object.assign(new Error('Failed'), { lastNodeError: new Error('LOADING Redis is loading') }))).to.equal('loading');
@@ -57,5 +57,4 @@ describe('core unit: Redis faults and IP groups', function () {
     expect(new AppError('NETWORK_ERROR').retryAfter).to.equal(1);
     expect(new AppError('FORBIDDEN').retryAfter).to.equal(undefined);
   });
-
 });

@@ -91,7 +91,11 @@ for (const alg of ['ES256', 'EdDSA'] as AsymmetricAlg[]) {
     /** Signs like the service would with any key (the test holds the private keys). */
     const signWith = (key: typeof current, claims: Record<string, unknown>, hdr: Record<string, unknown> = {}): string => {
       const input = `${b64({ alg, typ: 'JWT', kid: key.kid, ...hdr })}.${b64(claims)}`;
-      const sig = sign(alg === 'ES256' ? 'sha256' : null, Buffer.from(input), alg === 'ES256' ? { key: key.privateKey!, dsaEncoding: 'ieee-p1363' } : key.privateKey!);
+      const sig = sign(
+        alg === 'ES256' ? 'sha256' : null,
+        Buffer.from(input),
+        alg === 'ES256' ? { key: key.privateKey!, dsaEncoding: 'ieee-p1363' } : key.privateKey!,
+      );
       return `${input}.${sig.toString('base64url')}`;
     };
 
@@ -103,7 +107,7 @@ for (const alg of ['ES256', 'EdDSA'] as AsymmetricAlg[]) {
       for (const k of tokens.keys.jwks().keys) expect(k).to.not.have.property('d');
     });
 
-    it('kid confusion: a signature by one key under the other key\'s kid, an unknown kid, a missing kid → refused', function () {
+    it("kid confusion: a signature by one key under the other key's kid, an unknown kid, a missing kid → refused", function () {
       const claims = payload(pair.token);
       expect(codeOf(() => tokens.verify(signWith(previous, claims, { kid: current.kid }), 'access'))).to.equal('AUTHENTICATION_FAILED');
       expect(codeOf(() => tokens.verify(signWith(current, claims, { kid: 'no-such-key' }), 'access'))).to.equal('AUTHENTICATION_FAILED');
@@ -128,7 +132,7 @@ for (const alg of ['ES256', 'EdDSA'] as AsymmetricAlg[]) {
       expect(codeOf(() => tokens.verify(jwt.sign(claims, rsa, { algorithm: 'RS256', keyid: current.kid }), 'access'))).to.equal('AUTHENTICATION_FAILED');
     });
 
-    it('refresh tokens: HS256 under the active key\'s derived refresh key, the same on every node; one signed by the key itself is refused', function () {
+    it("refresh tokens: HS256 under the active key's derived refresh key, the same on every node; one signed by the key itself is refused", function () {
       expect(header(pair.refreshToken)).to.deep.equal({ alg: 'HS256', typ: 'JWT', kid: current.kid });
       // another process with the same keys (a web node after the worker signed it) verifies it
       const elsewhere = new TokenService(SETTINGS, KeyRing.fromMaterial(parseKeySet(JSON.stringify([privateJwk(previous), privateJwk(current)])), current.kid));

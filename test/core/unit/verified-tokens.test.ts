@@ -7,7 +7,11 @@ const SECRET = 'unit-secret-0123456789abcdef0123456789';
 const SETTINGS = { issuer: 'pin-auth', accessTtl: 900, refreshTtl: 3600 };
 
 /** A token service whose signature checks are counted (the ring's one key, HS256). */
-function counted(settings: ConstructorParameters<typeof TokenService>[0] = SETTINGS): { tokens: TokenService; checks: () => number; issue: (n: number) => string[] } {
+function counted(settings: ConstructorParameters<typeof TokenService>[0] = SETTINGS): {
+  tokens: TokenService;
+  checks: () => number;
+  issue: (n: number) => string[];
+} {
   const ring = KeyRing.hmac(SECRET);
   const key = ring.active;
   const original = key.verify;

@@ -152,7 +152,7 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
       expect(await redis.exists(keys.groupBudget('unknownpin', 'g2'))).to.equal(0);
     });
 
-    it('all or nothing within a group: a later budget\'s refusal gives back what the earlier ones took', async function () {
+    it("all or nothing within a group: a later budget's refusal gives back what the earlier ones took", async function () {
       // the group's check budget is counted before its wrong-guess budget is looked at
       const tight = new Limits(redis, keys, { ...cfg, unknownPinPer10Minutes: 2, checkPerMinute: 100, checkPinBurst: 100, checkPinPerSecond: 100 });
       const group = 'g4';
