@@ -38,8 +38,8 @@ export function evolutionMessage(opts: {
   };
 }
 
-export function cloudMessage(opts: { text: string; phone?: string; id?: string; name?: string }): Record<string, unknown> {
-  const from = (opts.phone ?? `+1555${String(Math.floor(1e6 + Math.random() * 9e6))}`).replace(/^\+/, '');
+/** A Cloud API `messages` webhook carrying one message from `from` (digits, no +). */
+function cloudInbound(from: string, name: string | undefined, message: Record<string, unknown>): Record<string, unknown> {
   return {
     object: 'whatsapp_business_account',
     entry: [
@@ -51,22 +51,21 @@ export function cloudMessage(opts: { text: string; phone?: string; id?: string; 
             value: {
               messaging_product: 'whatsapp',
               metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
-              contacts: [{ profile: { name: opts.name ?? 'Cloud Person' }, wa_id: from }],
-              messages: [
-                {
-                  from,
-                  id: opts.id ?? `wamid.${randomBytes(16).toString('base64url')}`,
-                  timestamp: String(Math.floor(Date.now() / 1000)),
-                  type: 'text',
-                  text: { body: opts.text },
-                },
-              ],
+              contacts: [{ profile: { name: name ?? 'Cloud Person' }, wa_id: from }],
+              messages: [{ from, timestamp: String(Math.floor(Date.now() / 1000)), ...message }],
             },
           },
         ],
       },
     ],
   };
+}
+
+const wamid = (): string => `wamid.${randomBytes(16).toString('base64url')}`;
+
+export function cloudMessage(opts: { text: string; phone?: string; id?: string; name?: string }): Record<string, unknown> {
+  const from = (opts.phone ?? `+1555${String(Math.floor(1e6 + Math.random() * 9e6))}`).replace(/^\+/, '');
+  return cloudInbound(from, opts.name, { id: opts.id ?? wamid(), type: 'text', text: { body: opts.text } });
 }
 
 export interface RecordedRequest {
@@ -226,7 +225,7 @@ export function startFakeGraph(opts: { token: string; phoneNumberIds: string[] }
     if (body.messaging_product !== 'whatsapp' || (to === null) === (recipient === null) || !content) {
       return graphError(400, 100, 'Invalid parameter');
     }
-    const id = `wamid.${randomBytes(16).toString('base64url')}`;
+    const id = wamid();
     return {
       status: 200,
       id,
@@ -268,35 +267,12 @@ export function outboundOf(req: RecordedRequest): { to: string | null; text: str
 
 /** A Cloud API webhook of a reply-button press (`type: "interactive"`, `interactive.button_reply`), in answer to message `context`. */
 export function cloudButtonReply(opts: { phone: string; id: string; title: string; context?: string; name?: string }): Record<string, unknown> {
-  const from = opts.phone.replace(/^\+/, '');
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
-              contacts: [{ profile: { name: opts.name ?? 'Cloud Person' }, wa_id: from }],
-              messages: [
-                {
-                  context: { from: '15550783881', id: opts.context ?? `wamid.${randomBytes(16).toString('base64url')}` },
-                  from,
-                  id: `wamid.${randomBytes(16).toString('base64url')}`,
-                  timestamp: String(Math.floor(Date.now() / 1000)),
-                  type: 'interactive',
-                  interactive: { type: 'button_reply', button_reply: { id: opts.id, title: opts.title } },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    ],
-  };
+  return cloudInbound(opts.phone.replace(/^\+/, ''), opts.name, {
+    context: { from: '15550783881', id: opts.context ?? wamid() },
+    id: wamid(),
+    type: 'interactive',
+    interactive: { type: 'button_reply', button_reply: { id: opts.id, title: opts.title } },
+  });
 }
 
 /** A Cloud API status webhook of message `id` to `phone`, priced as Meta prices it (per-message pricing, `PMP`). */
