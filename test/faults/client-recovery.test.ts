@@ -87,17 +87,6 @@ describe('faults: clients recover what a fault took (production defaults)', func
     expect(login.user.phone).to.equal(phone);
   });
 
-  it('HTTP: without a key the same retry gets a decoy whose emoji string signs nobody in (why the client always sends one)', async function () {
-    const pin = `${randomPin()}Aa1`;
-    const held = loseRegisterAnswerFor(pin);
-    expectError(await post(a.url, '/register-pin', { pin }), 503, 'NETWORK_ERROR');
-    await held;
-    const retry = await post(a.url, '/register-pin', { pin });
-    expect(retry.body).to.include({ message: 'PIN registered', expiresIn: 180 });
-    const again = await post(a.url, '/register-pin', { pin });
-    expect(again.body.emojiString).to.not.equal(retry.body.emojiString);
-  });
-
   for (const transport of ['auto', 'polling'] as const) {
     it(`the shipped client (${transport}): its registration's answer is lost, it retries as documented, shows the stored string, and the person signs in`, async function () {
       const client = new PinAuthClient({ baseUrl: a.url, transport });
