@@ -32,7 +32,12 @@ export function bootstrap(role: Role): Bootstrapped {
       throw new ConfigError('REDIS_WAIT_REPLICAS is not available with REDIS_CLUSTER_NODES yet (see docs/scaling.md)');
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`pin-auth: configuration error: ${err.message}\n`);
+      // before the logger exists; in production still one JSON object a line, as every other line
+      const line =
+        process.env.NODE_ENV === 'production'
+          ? JSON.stringify({ level: 'error', message: 'configuration error', problems: err.problems, role, timestamp: new Date().toISOString() })
+          : `pin-auth: configuration error: ${err.message}`;
+      process.stderr.write(`${line}\n`);
       process.exit(1);
     }
     throw err;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { PRODUCTION_ENV } from '../helpers/production.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
-import { startProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
+import { runNode, startProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
 
 /**
  * docs/operations.md "Logs": in production every line a process writes is one JSON object,
@@ -45,5 +45,17 @@ describe('ops: every log line is one JSON object, library warnings included', fu
     const eviction = records.filter((r) => /Eviction policy is allkeys-lru/.test(String(r.message)));
     expect(eviction.length).to.be.greaterThan(0);
     for (const r of eviction) expect(r, JSON.stringify(r)).to.include({ level: 'warn', source: 'console' });
+  });
+
+  it('a production process refused by its configuration says why in one JSON line, every problem listed, and exits 1', async function () {
+    const { WEBHOOK_JWT_KEY: _w, ...open } = PRODUCTION_ENV;
+    const run = await runNode(['dist/src/bin/web.js'], { ...open, REDIS_URL: redis.url, KEY_PREFIX: 'bad prefix' });
+    expect(run.code).to.equal(1);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines, run.stderr).to.have.length(1);
+    const record = JSON.parse(lines[0]!) as { level: string; problems: string[] };
+    expect(record.level).to.equal('error');
+    expect(record.problems.some((p) => p.startsWith('KEY_PREFIX'))).to.equal(true);
+    expect(record.problems.some((p) => p.startsWith('One of WEBHOOK_SECRET'))).to.equal(true);
   });
 });
