@@ -14,7 +14,18 @@ export type Language = (typeof LANGUAGES)[number];
  * an answer did nothing, the STOP receipt. Off by default: `signed-in` (the app shows the login)
  * and `denied` (the app shows the refusal).
  */
-export const REPLY_KINDS = ['confirm', 'which-one', 'signed-in', 'unknown-code', 'denied', 'nothing-to-confirm', 'signed-out', 'cannot-sign-in'] as const;
+export const REPLY_KINDS = [
+  'confirm',
+  'which-one',
+  'signed-in',
+  'unknown-code',
+  'denied',
+  'nothing-to-confirm',
+  'signed-out',
+  'cannot-sign-in',
+  'slow-down',
+  'country-not-served',
+] as const;
 export type ReplyKind = (typeof REPLY_KINDS)[number];
 export const DEFAULT_REPLY_KINDS: readonly ReplyKind[] = [
   'confirm',
@@ -24,6 +35,8 @@ export const DEFAULT_REPLY_KINDS: readonly ReplyKind[] = [
   'nothing-to-confirm',
   'signed-out',
   'cannot-sign-in',
+  'slow-down',
+  'country-not-served',
 ];
 
 export interface ChatTexts {
@@ -44,6 +57,10 @@ export interface ChatTexts {
   signedOut: string;
   /** to a code from a sender the gateway did not identify (no phone, LID or user id): why nothing happens ({app}) */
   cannotSignIn: string;
+  /** to a sender past SENDER_MESSAGES_PER_MINUTE, once a minute: their messages do nothing for now ({app}) */
+  slowDown: string;
+  /** to a sender whose country SENDER_COUNTRIES_ALLOW / _DENY refuses: nobody is signed in ({app}) */
+  countryNotServed: string;
   /** the question's reply buttons where the gateway shows them (Cloud API; at most 20 characters each) */
   yesButton: string;
   noButton: string;
@@ -63,6 +80,8 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     nothingToConfirm: 'There is no sign-in waiting for your answer (it may have expired). Please start again in the app.',
     signedOut: 'Done: you are signed out of {app} everywhere ({count} sessions ended).',
     cannotSignIn: 'WhatsApp did not tell {app} who sent this message, so it cannot sign you in from this chat. Please sign in another way.',
+    slowDown: 'You are sending {app} messages too fast, so they are ignored for now. Please wait a minute and try again.',
+    countryNotServed: '{app} does not sign in WhatsApp accounts from your country, so nobody was signed in. Please sign in another way.',
     yesButton: 'Yes, sign in',
     noButton: 'No, not me',
     relayed: 'Message from {sender}, sent through {app}. It is not from {app}: {app} never asks you to send a code or to reply YES for someone else.',
@@ -78,6 +97,8 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     nothingToConfirm: 'Não há nenhuma entrada esperando sua resposta (pode ter expirado). Comece de novo no aplicativo.',
     signedOut: 'Pronto: você saiu do {app} em todos os aparelhos ({count} sessões encerradas).',
     cannotSignIn: 'O WhatsApp não informou ao {app} quem enviou esta mensagem, então não é possível entrar por esta conversa. Entre de outra forma.',
+    slowDown: 'Você está enviando mensagens ao {app} rápido demais, por isso elas estão sendo ignoradas. Espere um minuto e tente de novo.',
+    countryNotServed: 'O {app} não aceita entradas de contas do WhatsApp do seu país, então ninguém entrou. Entre de outra forma.',
     yesButton: 'Sim, entrar',
     noButton: 'Não fui eu',
     relayed: 'Mensagem de {sender}, enviada pelo {app}. Ela não é do {app}: o {app} nunca pede que você envie um código ou responda SIM para outra pessoa.',
@@ -94,6 +115,8 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     nothingToConfirm: 'No hay ningún inicio de sesión esperando tu respuesta (puede haber caducado). Vuelve a empezar en la aplicación.',
     signedOut: 'Hecho: has cerrado sesión en {app} en todas partes ({count} sesiones cerradas).',
     cannotSignIn: 'WhatsApp no le indicó a {app} quién envió este mensaje, así que no puede iniciar tu sesión desde este chat. Inicia sesión de otra forma.',
+    slowDown: 'Estás enviando mensajes a {app} demasiado rápido, así que se ignoran por ahora. Espera un minuto y vuelve a intentarlo.',
+    countryNotServed: '{app} no inicia sesión con cuentas de WhatsApp de tu país, así que nadie ha iniciado sesión. Inicia sesión de otra forma.',
     yesButton: 'Sí, entrar',
     noButton: 'No fui yo',
     relayed: 'Mensaje de {sender}, enviado a través de {app}. No es de {app}: {app} nunca te pide que envíes un código ni que respondas SÍ por otra persona.',

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import os from 'node:os';
 import { CATALOGUE, DEFAULT_REPLY_KINDS, LANGUAGES, REPLY_KINDS, type ChatTexts, type Language, type ReplyKind } from './chat-catalogue.js';
+import { isSupportedCountry } from 'libphonenumber-js';
 import { parseKeySet, type KeyMaterial, type SigningAlg } from './key-material.js';
 
 /**
@@ -41,6 +42,8 @@ export interface RateLimitConfig {
   sendPerMinute: number;
   /** chat replies per phone per minute */
   replyPerMinute: number;
+  /** chat messages (codes, answers, commands) one sender may send per minute (SENDER_MESSAGES_PER_MINUTE; 0: no limit) */
+  senderMessagesPerMinute: number;
   /** socket events per connection per second */
   socketEventsPerSecond: number;
   /** wrong admin / metrics credentials per IP group per 15 minutes before 429 */
@@ -215,6 +218,14 @@ export interface Config {
   demo: { enabled: boolean; whatsappNumber: string | undefined };
   /** the OpenID Connect provider, when clients are configured */
   oidc: OidcConfig | undefined;
+  /** the sender countries served (SENDER_COUNTRIES_ALLOW) or refused (SENDER_COUNTRIES_DENY); undefined: all */
+  senderCountries: SenderCountries | undefined;
+}
+
+/** An allow or a deny list of sender countries (ISO 3166 alpha-2, upper case). */
+export interface SenderCountries {
+  mode: 'allow' | 'deny';
+  countries: ReadonlySet<string>;
 }
 
 /** An OpenID Connect client as oidc-provider takes it (client_id, redirect_uris, …). */
@@ -378,6 +389,8 @@ const REPLY_VARIABLES: Record<keyof ChatTexts, string> = {
   nothingToConfirm: 'REPLY_NOTHING_TO_CONFIRM',
   signedOut: 'REPLY_SIGNED_OUT',
   cannotSignIn: 'REPLY_CANNOT_SIGN_IN',
+  slowDown: 'REPLY_SLOW_DOWN',
+  countryNotServed: 'REPLY_COUNTRY_NOT_SERVED',
   yesButton: 'REPLY_YES_BUTTON',
   noButton: 'REPLY_NO_BUTTON',
   relayed: 'REPLY_RELAYED',
@@ -860,6 +873,7 @@ function readConfig(env: Env): Config {
       unknownPinPer10Minutes: int(env, 'RATE_UNKNOWN_PIN_PER_10_MINUTES', 30, 1, 1e6),
       sendPerMinute: int(env, 'RATE_SEND_PER_MINUTE', 30, 1, 1e6),
       replyPerMinute: int(env, 'RATE_REPLY_PER_MINUTE', 5, 1, 1e6),
+      senderMessagesPerMinute: int(env, 'SENDER_MESSAGES_PER_MINUTE', 20, 0, 1e6),
       socketEventsPerSecond: int(env, 'RATE_SOCKET_EVENTS_PER_SECOND', 20, 1, 1e6),
       adminFailuresPer15Minutes: int(env, 'RATE_ADMIN_FAILURES_PER_15_MINUTES', 10, 1, 1e6),
       oidcAuthorizePerMinute: int(env, 'RATE_OIDC_AUTHORIZE_PER_MINUTE', 30, 1, 1e6),
@@ -878,7 +892,27 @@ function readConfig(env: Env): Config {
       () => oidcConfig(env, production, port),
       () => oidcConfig({}, false, port),
     ),
+    senderCountries: senderCountries(env),
   };
+}
+
+/** SENDER_COUNTRIES_ALLOW or SENDER_COUNTRIES_DENY (not both): country codes that have phone numbers (GB, not UK). */
+function senderCountries(env: Env): SenderCountries | undefined {
+  const allow = list(env, 'SENDER_COUNTRIES_ALLOW');
+  const deny = list(env, 'SENDER_COUNTRIES_DENY');
+  if (allow.length > 0 && deny.length > 0) {
+    problem('SENDER_COUNTRIES_ALLOW and SENDER_COUNTRIES_DENY are both set: set one of them');
+    return undefined;
+  }
+  const [mode, name, codes] = allow.length > 0 ? (['allow', 'SENDER_COUNTRIES_ALLOW', allow] as const) : (['deny', 'SENDER_COUNTRIES_DENY', deny] as const);
+  if (codes.length === 0) return undefined;
+  const countries = codes.map((c) => c.toUpperCase());
+  const wrong = countries.filter((c) => !isSupportedCountry(c));
+  if (wrong.length > 0) {
+    problem(`${name}: not ISO 3166 alpha-2 country codes with phone numbers: ${wrong.join(', ')} (e.g. GB, BR, US)`);
+    return undefined;
+  }
+  return { mode, countries: new Set(countries) };
 }
 
 /** The fixed development secret signs tokens (HS256) or keys PIN hashes. */

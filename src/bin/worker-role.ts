@@ -18,6 +18,7 @@ export function startWorker(b: Bootstrapped): WorkerRole {
     onInboundFailed: () => m.inboundFailed(),
     onReplySent: (kind, gateway, number, country) => m.replySent(kind, gateway, number, country),
     onReplyWithheld: (kind, reason, country) => m.replyWithheld(kind, reason, country),
+    onSenderRefused: (reason, country) => m.senderRefused(reason, country),
   });
   b.log.info('workers started', { queues: host.workers.map((w) => w.name) });
   return {

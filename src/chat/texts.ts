@@ -61,6 +61,10 @@ export function replyText(cfg: ChatConfig, facts: ReplyFacts): string {
       return fill(t.nothingToConfirm, { app });
     case 'cannot-sign-in':
       return fill(t.cannotSignIn, { app });
+    case 'slow-down':
+      return fill(t.slowDown, { app });
+    case 'country-not-served':
+      return fill(t.countryNotServed, { app });
   }
 }
 

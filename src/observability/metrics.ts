@@ -61,6 +61,8 @@ export interface WorkerMetrics {
   replyWithheld(kind: string, reason: string, country: string): void;
   /** an inbound job that failed for good (waits for `npm run replay-inbound`) */
   inboundFailed(): void;
+  /** a chat message that did nothing: its sender over SENDER_MESSAGES_PER_MINUTE (slowed) or from a country not served (country) */
+  senderRefused(reason: string, country: string): void;
   /** an account's identifiers changed: a link made (of `kind`), a number moved, a recycled number refused, a conflict */
   identityEvent(event: IdentityEvent, kind?: string): void;
 }
@@ -240,6 +242,12 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
     labelNames: ['event'] as const,
     registers: workerRegs,
   });
+  const sendersRefused = new client.Counter({
+    name: `${PREFIX}sender_refused_total`,
+    help: "Chat messages that did nothing, by reason: the sender over SENDER_MESSAGES_PER_MINUTE (slowed), or from a country SENDER_COUNTRIES_ALLOW / _DENY refuses (country); by the sender's country",
+    labelNames: ['reason', 'country'] as const,
+    registers: workerRegs,
+  });
   const expiries = new client.Counter({
     name: `${PREFIX}pin_expiries_total`,
     help: 'Registrations that expired without a login',
@@ -286,6 +294,7 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
       replySent: (kind, gateway, number, country) => repliesSent.inc({ kind, gateway, number, country }),
       replyWithheld: (kind, reason, country) => repliesWithheld.inc({ kind, reason, country }),
       inboundFailed: () => inboundFailed.inc(),
+      senderRefused: (reason, country) => sendersRefused.inc({ reason, country }),
       identityEvent: (event, kind) => {
         if (event === 'linked') identityLinks.inc({ kind: kind ?? 'unknown' });
         else identityEvents.inc({ event });

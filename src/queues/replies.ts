@@ -53,7 +53,8 @@ export class ChatReplies {
     }
     const address = replyAddress(message, this.defaultChannel);
     if (address === null) return;
-    if (!(await this.limits.tryConsume('reply', address.to))) return;
+    // the slow-down notice goes once per sender window by itself, to a sender whose replies may be spent
+    if (facts.kind !== 'slow-down' && !(await this.limits.tryConsume('reply', address.to))) return;
     // the question counts toward the cap but is always sent: without it nobody can sign in
     if (!(await this.underDailyCap(country, facts.kind)) && facts.kind !== 'confirm') return;
     const job: OutboundJob = { to: address.to, text: replyText(this.cfg, facts), kind: facts.kind, channel: address.channel, country };

@@ -13,13 +13,13 @@ import { remembered } from '../remembered.js';
  * work (src/redis/scripts/lib/budgets.lua; on one Redis one script, one round trip), so no
  * burst gets more than a budget's worth. An IP group's budgets share a slot; a PIN's budget
  * shares the registration's (keys.ts), so on a cluster they are spent in separate steps. Per-IP budgets are per IP group (IPv6 /64 by default, see
- * ip-group.ts). send-message, chat replies and the OpenID provider's doors spend one budget
+ * ip-group.ts). send-message, chat replies, chat messages per sender and the OpenID provider's doors spend one budget
  * each, without further work to tie to it, so rate-limiter-flexible's atomic consume serves them; the socket event budget
  * belongs to one connection and lives in memory.
  */
 export type BudgetName = 'register' | 'check' | 'checkPin' | 'guess';
 /** Limits that spend one budget with no work to tie to it (the OpenID ones: per IP group). */
-export type PlainLimit = 'send' | 'reply' | 'oidcAuthorize' | 'oidcInteraction';
+export type PlainLimit = 'send' | 'reply' | 'sender' | 'oidcAuthorize' | 'oidcInteraction';
 export type LimitName = BudgetName | PlainLimit;
 
 interface BudgetSpec {
@@ -102,6 +102,8 @@ export class Limits {
     this.plain = {
       send: make('send', cfg.sendPerMinute, 60),
       reply: make('reply', cfg.replyPerMinute, 60),
+      // 0 turns the sender budget off (its caller does not spend it); the limiter needs a point
+      sender: make('sender', Math.max(1, cfg.senderMessagesPerMinute), 60),
       oidcAuthorize: make('oidcauth', cfg.oidcAuthorizePerMinute, 60),
       oidcInteraction: make('oidcpage', cfg.oidcInteractionPerMinute, 60),
     };
@@ -192,6 +194,20 @@ export class Limits {
     } catch (err) {
       if (err instanceof RateLimiterRes) return false;
       throw err;
+    }
+  }
+
+  /**
+   * Spends one point, reporting instead of throwing, and whether this is the window's first
+   * refusal (the one a person is told of: chat messages per sender).
+   */
+  async spend(name: PlainLimit, key: string): Promise<'spent' | 'first-refusal' | 'refused'> {
+    try {
+      await this.plain[name].consume(key);
+      return 'spent';
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      return err.consumedPoints === this.plain[name].points + 1 ? 'first-refusal' : 'refused';
     }
   }
 

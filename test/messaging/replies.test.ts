@@ -29,7 +29,17 @@ describe('messaging: replies as a policy (CHAT_REPLY_KINDS), their cost, the dai
     const base = { REDIS_URL: 'redis://127.0.0.1:6379' };
     it('defaults to what a person needs: the question and its follow-ups, signed in with its undo hint, why a code did nothing, the STOP receipt', function () {
       const kinds = [...loadConfig(base).replies.kinds].sort();
-      expect(kinds).to.deep.equal(['cannot-sign-in', 'confirm', 'nothing-to-confirm', 'signed-in', 'signed-out', 'unknown-code', 'which-one']);
+      expect(kinds).to.deep.equal([
+        'cannot-sign-in',
+        'confirm',
+        'country-not-served',
+        'nothing-to-confirm',
+        'signed-in',
+        'signed-out',
+        'slow-down',
+        'unknown-code',
+        'which-one',
+      ]);
       expect(loadConfig({ ...base, CHAT_REPLY_KINDS: 'all' }).replies.kinds.has('signed-in')).to.equal(true);
       expect(loadConfig({ ...base, CHAT_REPLY_KINDS: 'none' }).replies.kinds.size).to.equal(0);
       expect([...loadConfig({ ...base, CHAT_REPLY_KINDS: ' Signed-In , denied' }).replies.kinds]).to.deep.equal(['signed-in', 'denied']);

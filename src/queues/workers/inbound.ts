@@ -17,6 +17,7 @@ import { retryOrGiveUp } from '../inbound-retry.js';
 import type { InboundJob, InboundMessage } from '../jobs.js';
 import type { Queues } from '../queues.js';
 import { ChatReplies, type WithheldReason } from '../replies.js';
+import { refuseSender } from '../sender-rules.js';
 
 /** What happened to accounts' identifiers (metrics: observability/metrics.ts). */
 export type IdentityEvent = 'linked' | 'number-changed' | 'recycled-refused' | 'conflict';
@@ -27,7 +28,12 @@ export interface InboundHooks {
   onIdentity?: (event: IdentityEvent, kind?: string) => void;
   /** a reply not sent: its kind switched off, or its country's daily cap reached */
   onReplyWithheld?: (kind: string, reason: WithheldReason, country: string) => void;
+  /** a message that did nothing: its sender past SENDER_MESSAGES_PER_MINUTE (slowed) or from a country not served */
+  onSenderRefused?: (reason: 'slowed' | 'country', country: string) => void;
 }
+
+/** What an inbound job came to (its BullMQ return value): the login's outcome, or the sender refused before it. */
+export type InboundResult = LoginOutcome['outcome'] | 'sender-slowed' | 'country-not-served';
 
 /** What the inbound processor uses of the process's services (services.ts's bag has it). */
 export interface InboundServices {
@@ -102,8 +108,26 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
     }
   };
 
-  const handle = async (job: Job<InboundJob>): Promise<LoginOutcome['outcome']> => {
+  const senderRules = { perMinute: config.rateLimits.senderMessagesPerMinute, countries: config.senderCountries };
+
+  const handle = async (job: Job<InboundJob>): Promise<InboundResult> => {
     const message = await withSender(job.data.message);
+    const refused = await refuseSender(limits, senderRules, message);
+    if (refused !== undefined) {
+      hooks.onSenderRefused?.(refused.reason, refused.country);
+      const meta = { jobId: job.id, channel: message.channel, country: refused.country };
+      if (refused.reason === 'country') {
+        log.info('sender from a country not served: nobody signed in', meta);
+        await replies.answer(message, { kind: 'country-not-served' });
+        return 'country-not-served';
+      }
+      // told once a window: the window's first message past the budget
+      if (refused.tell) {
+        log.warn('sender over its message budget: its messages do nothing for the rest of the minute', meta);
+        await replies.answer(message, { kind: 'slow-down' });
+      }
+      return 'sender-slowed';
+    }
     const result = await logins.process({ ...job.data, message });
     hooks.onOutcome?.(result.outcome, job.data);
     const meta = { jobId: job.id, channel: message.channel, edit: message.editOf !== undefined || undefined };
@@ -180,7 +204,7 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
     return result.outcome;
   };
 
-  return async (job: Job<InboundJob>): Promise<LoginOutcome['outcome']> => {
+  return async (job: Job<InboundJob>): Promise<InboundResult> => {
     try {
       return await handle(job);
     } catch (err) {
