@@ -18,6 +18,7 @@ const RAISED_LIMITS: Record<string, string> = {
   RATE_UNKNOWN_PIN_PER_10_MINUTES: '1000000',
   RATE_SEND_PER_MINUTE: '1000000',
   RATE_REPLY_PER_MINUTE: '1000000',
+  SENDER_MESSAGES_PER_MINUTE: '1000000',
   RATE_SOCKET_EVENTS_PER_SECOND: '1000000',
   // the load generator is one address with up to --connections webhooks in flight
   WEBHOOK_IN_FLIGHT_PER_IP: '1000000',
