@@ -35,7 +35,8 @@ function senderKey(message: Pick<InboundMessage, 'phone' | 'lid' | 'userId'>): s
  */
 export async function refuseSender(
   limits: Limits,
-  rules: { perMinute: number; countries: SenderCountries | undefined },
+  /** `budget`: SENDER_MESSAGES_PER_MINUTE is on (its points are the limiter's, limits.ts) */
+  rules: { budget: boolean; countries: SenderCountries | undefined },
   message: InboundMessage,
 ): Promise<SenderRefusal | undefined> {
   // a number change (a system webhook) or a picture is no attempt to sign in
@@ -43,7 +44,7 @@ export async function refuseSender(
   const key = senderKey(message);
   if (key === null) return undefined;
   const country = senderCountry(message);
-  if (rules.perMinute > 0) {
+  if (rules.budget) {
     const spent = await limits.spend('sender', key);
     if (spent !== 'spent') return { reason: 'slowed', tell: spent === 'first-refusal', country };
   }

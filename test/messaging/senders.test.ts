@@ -2,11 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { CATALOGUE } from '../../src/chat-catalogue.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { senderCountry } from '../../src/queues/sender-rules.js';
+import type { InboundMessage } from '../../src/chat/message.js';
+import { refuseSender, senderCountry } from '../../src/queues/sender-rules.js';
+import type { Services } from '../../src/services.js';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { cloudMessage, outboundOf, startFakeGraph, type FakeGateway } from '../helpers/gateway.js';
 import { eventually, post, request } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
+import { startServices, stopServices } from '../helpers/services.js';
 import { sample } from '../ops/support.js';
 
 const GRAPH_TOKEN = 'senders-graph-token';
@@ -69,6 +72,47 @@ describe('messaging: per-sender budgets and sender countries', function () {
       expect(senderCountry({ phone: null, userId: 'US.13491208655302741918' })).to.equal('US');
       expect(senderCountry({ phone: null, userId: '13491208655302741918' })).to.equal('unknown');
       expect(senderCountry({ phone: null })).to.equal('unknown');
+    });
+  });
+
+  describe('the rules on their own, on the real Redis budget', function () {
+    let services: Services;
+    before(async function () {
+      services = await startServices('senders-rules', { SENDER_MESSAGES_PER_MINUTE: '2' });
+    });
+    after(async function () {
+      await stopServices(services);
+    });
+    const message = (m: Partial<InboundMessage>): InboundMessage => ({
+      provider: 'evolution',
+      id: randomBytes(8).toString('hex'),
+      phone: null,
+      text: 'PIN: x',
+      displayName: null,
+      ...m,
+    });
+
+    it('a deny list refuses its countries only, an unknown country is served; 0 spends no budget', async function () {
+      const rules = { budget: false, countries: { mode: 'deny' as const, countries: new Set(['BR']) } };
+      expect(await refuseSender(services.limits, rules, message({ phone: '+5511987654321' }))).to.deep.equal({ reason: 'country', country: 'BR' });
+      expect(await refuseSender(services.limits, rules, message({ phone: portugalPhone() }))).to.equal(undefined);
+      expect(await refuseSender(services.limits, rules, message({ lid: '123456789012345' }))).to.equal(undefined);
+      // the budget off (SENDER_MESSAGES_PER_MINUTE=0): every message from one sender goes on
+      const phone = portugalPhone();
+      for (let i = 0; i < 30; i++) expect(await refuseSender(services.limits, rules, message({ phone }))).to.equal(undefined);
+    });
+
+    it('the budget is per sender (LID when the phone is withheld), told once a window, and spares number changes and non-text messages', async function () {
+      const lid = String(1e14 + Math.floor(Math.random() * 1e13));
+      const rules = { budget: true, countries: undefined };
+      const from = (m: Partial<InboundMessage> = {}) => refuseSender(services.limits, rules, message({ lid, ...m }));
+      expect(await from()).to.equal(undefined);
+      expect(await from({ text: null })).to.equal(undefined);
+      expect(await from({ numberChanged: true, text: null })).to.equal(undefined);
+      expect(await from()).to.equal(undefined);
+      expect(await from()).to.deep.equal({ reason: 'slowed', tell: true, country: 'unknown' });
+      expect(await from()).to.deep.equal({ reason: 'slowed', tell: false, country: 'unknown' });
+      expect(await refuseSender(services.limits, rules, message({ lid: `${lid}9` }))).to.equal(undefined);
     });
   });
 

@@ -108,7 +108,7 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
     }
   };
 
-  const senderRules = { perMinute: config.rateLimits.senderMessagesPerMinute, countries: config.senderCountries };
+  const senderRules = { budget: config.rateLimits.senderMessagesPerMinute > 0, countries: config.senderCountries };
 
   const handle = async (job: Job<InboundJob>): Promise<InboundResult> => {
     const message = await withSender(job.data.message);
