@@ -46,7 +46,7 @@ export type LoginOutcome =
   | { outcome: 'not-a-code' }
   | { outcome: 'no-match' }
   /** a number change: `userId` the account moved ('' when nobody known had the old number) */
-  | { outcome: 'number-changed'; userId: string; changed: boolean };
+  | { outcome: 'number-changed'; userId: string; changed: boolean; conflict: boolean };
 
 /** What resolving the sender's account did (lib/identity-steps.lua), for logs and metrics. */
 export interface IdentityChanges {
@@ -104,15 +104,16 @@ export class LoginProcessor {
     const ids = identitiesOf(message);
     if (ids.length === 0) return { outcome: 'no-identity' };
     const intent = chatIntent(message.text);
-    const renumber = message.numberChanged === true && message.phone !== null;
+    const renumber = message.numberChanged === true && (message.phone !== null || message.newUserId !== undefined);
     if (!renumber && intent.kind === 'stop') return { outcome: 'signed-out', sessions: await this.sessions.endAllOfSender(ids) };
     // YES / NO mean nothing while nobody is ever asked
     if (!renumber && (intent.kind === 'other' || (intent.kind !== 'code' && !this.settings.confirm))) return { outcome: 'not-a-code' };
     const { name, surname } = splitName(message.displayName);
     const graceMs = this.settings.graceSeconds * 1000;
-    // a number change: found by its stable ids or the old number, moved to the new one
+    // an identifier change: found by its old stable ids or the old number, moved to the new number, linked to the new BSUID
     const sender = renumber ? { ...identityState({ ...message, phone: message.previousPhone ?? null }), phone: '' } : identityState(message);
-    if (renumber) sender.ids.push(['phone', message.phone!, 'new']);
+    if (renumber && message.phone !== null) sender.ids.push(['phone', message.phone, 'new']);
+    if (renumber && message.newUserId !== undefined && message.newUserId !== message.userId) sender.ids.push(['bsuid', message.newUserId, 'new']);
 
     const claim = await this.chain.claim({
       msgId: message.id,
@@ -140,7 +141,7 @@ export class LoginProcessor {
       case 'busy':
         throw new IdentityBusyError("the sender's identifiers kept changing while being linked");
       case 'renumbered':
-        return { outcome: 'number-changed', userId: claim.userId, changed: claim.changed };
+        return { outcome: 'number-changed', userId: claim.userId, changed: claim.changed, conflict: claim.conflict };
       case 'ask':
         return {
           outcome: 'confirmation-asked',

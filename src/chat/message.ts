@@ -28,9 +28,14 @@ export interface InboundMessage {
    * the digits as WhatsApp wrote them, `user:<BSUID>`); absent: the phone, else `user:<userId>`
    */
   replyTo?: string;
-  /** a `user_changed_number`: `phone` is the new number, `previousPhone` the old one when given; text null */
+  /**
+   * An identifier change (`user_changed_number`, `user_changed_user_id`; text null): `phone` is
+   * the new number (null when the number did not change), `previousPhone` the old one when
+   * given, `userId` the old BSUID, `newUserId` the BSUID the change gives
+   */
   numberChanged?: boolean;
   previousPhone?: string;
+  newUserId?: string;
   /** message text, or null for non-text messages */
   text: string | null;
   /** sender's display name, as given by the gateway */

@@ -22,7 +22,11 @@ import {
  * `cloud:<metadata.phone_number_id>`. The sender is known by a business-scoped user id (BSUID:
  * `from_user_id`, `contacts[].user_id`) and, unless Meta withholds it, the phone (`from`,
  * `contacts[].wa_id`); either signs in (src/identity). `profile.username` is kept for display.
- * A `user_changed_number` system message moves the account to the new number. A press of one of
+ * A `user_changed_number` system message (the new number in `system.wa_id`, and since 2026 the
+ * new BSUID in `system.user_id` beside the old one in `system.previous_user_id`) moves the account
+ * to the new number and links it to the new BSUID; a `user_changed_user_id` (a BSUID change, no
+ * number) links the new BSUID. The old identifiers are the message's `from` / `from_user_id`.
+ * A press of one of
  * the question's reply buttons (`type: "interactive"`, `interactive.button_reply.id`; a template's
  * quick reply: `type: "button"`, `button.payload`) whose id is `yes:<n>` / `no:<n>` reads as the
  * typed "YES <n>" / "NO <n>": it answers exactly the question it came with.
@@ -66,32 +70,54 @@ function textOf(m: Obj): { text: string; editOf?: string } | IgnoreReason {
   return text === null ? 'not-text' : { text };
 }
 
-/** A number change (`user_changed_number`; `customer_changed_number` in older versions): the new number, else null. */
-function newNumberOf(m: Obj): string | null {
+/** What an identifier change gives. */
+interface IdChange {
+  /** the new number (`system.wa_id`; `new_wa_id` in older versions), null for a BSUID change */
+  number: string | null;
+  /** the new BSUID, null when the change names none */
+  userId: string | null;
+  /** the old BSUID (`system.previous_user_id`), null when not named there */
+  previousUserId: string | null;
+}
+
+/**
+ * An identifier change (`user_changed_number`, `customer_changed_number` in older versions,
+ * `user_changed_user_id`), else null; 'not-text' for one that names nothing new. The new BSUID is
+ * `system.user_id`; a payload naming only `previous_user_id` has the new one in `from_user_id`.
+ */
+function changeOf(m: Obj): IdChange | 'not-text' | null {
   if (m.type !== 'system' || !isObj(m.system)) return null;
   const kind = str(m.system.type);
-  if (kind !== 'user_changed_number' && kind !== 'customer_changed_number') return null;
-  return str(m.system.wa_id) ?? str(m.system.new_wa_id);
+  const numberChange = kind === 'user_changed_number' || kind === 'customer_changed_number';
+  if (!numberChange && kind !== 'user_changed_user_id') return null;
+  const previousUserId = str(m.system.previous_user_id);
+  const fromUserId = str(m.from_user_id);
+  const userId = str(m.system.user_id) ?? (previousUserId !== null && fromUserId !== previousUserId ? fromUserId : null);
+  const number = numberChange ? (str(m.system.wa_id) ?? str(m.system.new_wa_id)) : null;
+  if (numberChange ? number === null : userId === null) return 'not-text';
+  return { number, userId, previousUserId };
 }
 
 function cloudMessage(m: unknown, contacts: Obj[], channel: string | undefined): InboundMessage | IgnoreReason {
   if (!isObj(m) || typeof m.id !== 'string') return 'malformed';
   // Cloud API groups: the sender is a participant of a group chat, not someone signing in
   if (m.group_id !== undefined) return 'group';
-  const newNumber = newNumberOf(m);
-  const content = newNumber !== null ? { text: null } : textOf(m);
+  const change = changeOf(m);
+  if (change === 'not-text') return change;
+  const content = change !== null ? { text: null } : textOf(m);
   if (typeof content === 'string') return content;
   const from = str(m.from);
   const contact =
     contacts.find((c) => (from !== null && c.wa_id === from) || (typeof m.from_user_id === 'string' && c.user_id === m.from_user_id)) ??
     (contacts.length === 1 ? contacts[0] : undefined);
-  const userId = str(m.from_user_id) ?? (contact ? str(contact.user_id) : null);
+  const userId = change?.previousUserId ?? str(m.from_user_id) ?? (contact ? str(contact.user_id) : null);
   const waId = from ?? (contact ? str(contact.wa_id) : null);
   let phone = phoneFromJid(waId);
-  const previous = newNumber !== null ? phone : null;
-  if (newNumber !== null) {
-    phone = phoneFromJid(newNumber);
-    if (phone === null || (previous === null && userId === null)) return 'not-text';
+  const previous = change !== null ? phone : null;
+  if (change !== null) {
+    // the old identifiers find the account: a change naming none of them moves nothing
+    phone = change.number !== null ? phoneFromJid(change.number) : null;
+    if ((change.number !== null && phone === null) || (previous === null && userId === null)) return 'not-text';
   }
   if (phone === null && userId === null) return 'no-phone';
   const profile = contact && isObj(contact.profile) ? contact.profile : {};
@@ -101,8 +127,9 @@ function cloudMessage(m: unknown, contacts: Obj[], channel: string | undefined):
   const username = str(profile.username);
   if (username !== null && username !== '') one.username = username;
   // replies go to the number as WhatsApp wrote it (a Mexican wa_id keeps its 521)
-  if (newNumber === null && waId !== null && phone !== null && waId !== phone.slice(1)) one.replyTo = waId;
-  if (newNumber !== null) one.numberChanged = true;
+  if (change === null && waId !== null && phone !== null && waId !== phone.slice(1)) one.replyTo = waId;
+  if (change !== null) one.numberChanged = true;
+  if (change !== null && change.userId !== null && change.userId !== userId) one.newUserId = change.userId;
   if (previous !== null) one.previousPhone = previous;
   if ('editOf' in content && content.editOf !== undefined) one.editOf = content.editOf;
   return one;

@@ -56,7 +56,7 @@ export type CancelFindReply =
 /** What the login chain's last step said (lib/login-steps.lua, lib/identity-steps.lua). */
 export type ClaimReply =
   | { kind: 'duplicate' | 'busy' | 'no_match' | 'unanswered' }
-  | { kind: 'renumbered'; userId: string; changed: boolean; linked: string[] }
+  | { kind: 'renumbered'; userId: string; changed: boolean; linked: string[]; conflict: boolean }
   | { kind: 'ask'; pinId: string; pinHash: string; expiresAt: number; origin: string; question: string }
   | { kind: 'which'; open: { question: string; origin: string; expiresAt: number }[] }
   | { kind: 'denied'; pinId: string; pinHash: string; origin: string }
@@ -210,7 +210,7 @@ function decodeClaim(raw: unknown): ClaimReply {
     case 'unanswered':
       return { kind };
     case 'renumbered':
-      return { kind, userId: r[1] ?? '', changed: r[2] === '1', linked: kinds(r[3]) };
+      return { kind, userId: r[1] ?? '', changed: r[2] === '1', linked: kinds(r[3]), conflict: r[4] === '1' };
     case 'ask':
       return { kind, pinId: r[1] ?? '', pinHash: r[2] ?? '', expiresAt: Number(r[3]), origin: r[4] ?? '', question: r[5] ?? '' };
     case 'which': {

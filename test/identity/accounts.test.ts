@@ -67,7 +67,10 @@ function scenarios(world: () => World): void {
   /** Posts a fixture shape with these values (a fresh message id, the test's instance and number). */
   async function send(file: string, values: Record<string, string>): Promise<void> {
     const gateway = file.startsWith('evolution/') ? 'evolution' : 'cloud';
-    const r = await postHook(gateway, fixture(file, { ID: newId(), INSTANCE, PNID, PHONE: '', LID: '', BSUID: '', NEWPHONE: '', TEXT: '', ...values }));
+    const r = await postHook(
+      gateway,
+      fixture(file, { ID: newId(), INSTANCE, PNID, PHONE: '', LID: '', BSUID: '', NEWPHONE: '', NEWBSUID: '', TEXT: '', ...values }),
+    );
     expect(r.status, r.text).to.equal(200);
     expect(r.body.accepted, r.text).to.equal(1);
   }
@@ -169,6 +172,62 @@ function scenarios(world: () => World): void {
     await send('cloud/system-number-changed.json', { PHONE: digits(a), NEWPHONE: digits(b) });
     await eventually(async () => ((await w().redis.get(keys(w().stack.prefix).userByPhone(b))) === plain.user.id ? true : undefined), 20000);
     expect(await w().redis.get(keys(w().stack.prefix).userByPhone(a))).to.equal(null);
+  });
+
+  it('Cloud API user_changed_number with a new BSUID (2026): the new number with the new BSUID signs in to the same account; the old number opens none of it', async function () {
+    const [bsuid, nextBsuid] = [newBsuid(), newBsuid()];
+    const [oldPhone, newPhone] = [randomPhone(), randomPhone()];
+    const k = keys(w().stack.prefix);
+    const before = await loginWith('cloud/username-with-wa-id.json', { BSUID: bsuid, PHONE: digits(oldPhone) });
+    await send('cloud/v2026-system-user-changed-number-bsuid.json', { BSUID: bsuid, NEWBSUID: nextBsuid, PHONE: digits(oldPhone), NEWPHONE: digits(newPhone) });
+    await eventually(async () => ((await w().redis.get(k.identity('bsuid', nextBsuid))) === before.user.id ? true : undefined), 20000);
+    const moved = await loginWith('cloud/username-with-wa-id.json', { BSUID: nextBsuid, PHONE: digits(newPhone) });
+    expect(moved.user).to.include({ id: before.user.id, phone: newPhone });
+    expect(await profile(before.token)).to.include({ id: before.user.id, phone: newPhone });
+    expect(await w().redis.get(k.userByPhone(oldPhone))).to.equal(null);
+    // the new BSUID alone (the number withheld) is the same person too
+    expect((await loginWith('cloud/username-only.json', { BSUID: nextBsuid })).user.id).to.equal(before.user.id);
+    // the old number, recycled to someone else (their own BSUID, or the number alone): a new account
+    const recycled = await loginWith('cloud/username-with-wa-id.json', { BSUID: newBsuid(), PHONE: digits(oldPhone) });
+    expect(recycled.user.id).to.not.equal(before.user.id);
+    expect((await loginWith('cloud/text.json', { PHONE: digits(oldPhone) })).user.id).to.equal(recycled.user.id);
+  });
+
+  it('Cloud API user_changed_user_id: the new BSUID, with the same number or alone, reaches the same account', async function () {
+    const [bsuid, nextBsuid] = [newBsuid(), newBsuid()];
+    const phone = randomPhone();
+    const k = keys(w().stack.prefix);
+    const before = await loginWith('cloud/username-with-wa-id.json', { BSUID: bsuid, PHONE: digits(phone) });
+    await send('cloud/v2026-system-user-changed-user-id.json', { BSUID: bsuid, NEWBSUID: nextBsuid });
+    await eventually(async () => ((await w().redis.get(k.identity('bsuid', nextBsuid))) === before.user.id ? true : undefined), 20000);
+    // without the change this pair (the account's number with an unknown BSUID) reads as a recycled number
+    const after = await loginWith('cloud/username-with-wa-id.json', { BSUID: nextBsuid, PHONE: digits(phone) });
+    expect(after.user).to.include({ id: before.user.id, phone });
+    expect((await loginWith('cloud/username-only.json', { BSUID: nextBsuid })).user.id).to.equal(before.user.id);
+  });
+
+  it("a change naming another account's BSUID moves nothing, counted as a conflict; the other account stays its owner's", async function () {
+    const [mine, theirs] = [newBsuid(), newBsuid()];
+    const [myPhone, theirPhone, newPhone] = [randomPhone(), randomPhone(), randomPhone()];
+    const k = keys(w().stack.prefix);
+    const conflicts = async (): Promise<number> => {
+      const r = await request(w().stack.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      const m = /pinauth_identity_events_total\{[^}]*event="conflict"[^}]*\} (\d+)/.exec(r.text);
+      return m ? Number(m[1]) : 0;
+    };
+    const me = await loginWith('cloud/username-with-wa-id.json', { BSUID: mine, PHONE: digits(myPhone) });
+    const them = await loginWith('cloud/username-with-wa-id.json', { BSUID: theirs, PHONE: digits(theirPhone) });
+    const counted = await conflicts();
+    await send('cloud/v2026-system-user-changed-number-bsuid.json', { BSUID: mine, NEWBSUID: theirs, PHONE: digits(myPhone), NEWPHONE: digits(newPhone) });
+    await eventually(async () => ((await conflicts()) > counted ? true : undefined), 20000);
+    await send('cloud/v2026-system-user-changed-user-id.json', { BSUID: mine, NEWBSUID: theirs });
+    await eventually(async () => ((await conflicts()) > counted + 1 ? true : undefined), 20000);
+    expect(await w().redis.get(k.userByPhone(myPhone))).to.equal(me.user.id);
+    expect(await w().redis.get(k.userByPhone(newPhone))).to.equal(null);
+    expect(await w().redis.get(k.identity('bsuid', theirs))).to.equal(them.user.id);
+    expect((await loginWith('cloud/username-with-wa-id.json', { BSUID: theirs, PHONE: digits(theirPhone) })).user.id).to.equal(them.user.id);
+    expect((await loginWith('cloud/username-with-wa-id.json', { BSUID: mine, PHONE: digits(myPhone) })).user.id).to.equal(me.user.id);
+    expect(w().stack.workers.some((p) => p.output().includes("naming another account's identifiers"))).to.equal(true);
   });
 
   it("a recycled number arriving with another LID does not open the previous owner's account; the owner still signs in by their LID", async function () {

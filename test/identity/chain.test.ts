@@ -116,9 +116,23 @@ describe('identity: the chain steps (confirmation, STOP, racing links)', functio
     const p = processor(false);
     const owner = await p.process(job({ userId: `US.${newLid()}`, phone: oldPhone }, await code()));
     const change = await p.process(job({ userId: `US.${newLid()}`, phone: newPhone, previousPhone: oldPhone, numberChanged: true }, ''));
-    expect(change).to.deep.equal({ outcome: 'number-changed', userId: '', changed: false });
+    expect(change).to.deep.equal({ outcome: 'number-changed', userId: '', changed: false, conflict: true });
     expect(await services.redis.get(services.keys.userByPhone(oldPhone))).to.equal(userOf(owner));
     expect(await services.redis.get(services.keys.userByPhone(newPhone))).to.equal(null);
+  });
+
+  it("a change giving a BSUID that is another account's moves nothing, the number neither", async function () {
+    const [oldPhone, newPhone, otherPhone] = [randomPhone(), randomPhone(), randomPhone()];
+    const [mine, theirs] = [`US.${newLid()}`, `US.${newLid()}`];
+    const p = processor(false);
+    const owner = await p.process(job({ userId: mine, phone: oldPhone }, await code()));
+    const other = await p.process(job({ userId: theirs, phone: otherPhone }, await code()));
+    const change = await p.process(job({ userId: mine, newUserId: theirs, phone: newPhone, previousPhone: oldPhone, numberChanged: true }, ''));
+    expect(change).to.deep.equal({ outcome: 'number-changed', userId: '', changed: false, conflict: true });
+    expect(await services.redis.get(services.keys.userByPhone(oldPhone))).to.equal(userOf(owner));
+    expect(await services.redis.get(services.keys.userByPhone(newPhone))).to.equal(null);
+    expect(await services.redis.get(services.keys.identity('bsuid', theirs))).to.equal(userOf(other));
+    expect(await services.redis.hget(services.keys.user(userOf(owner)), 'id:bsuid')).to.equal(mine);
   });
 
   it('a phone spelled as WhatsApp writes it (a Mexican 521…) reaches the canonical account', async function () {

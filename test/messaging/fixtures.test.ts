@@ -183,6 +183,7 @@ describe('messaging: real payload shapes of both gateways (fixtures)', function 
             LID: String(100000000000000 + Math.floor(Math.random() * 1e14)),
             BSUID: `US.${randomBytes(8).readBigUInt64BE()}`,
             NEWPHONE: digits(randomPhone()),
+            NEWBSUID: `US.${randomBytes(8).readBigUInt64BE()}`,
           };
           const pin = randomPin();
           const emoji = randomEmoji();

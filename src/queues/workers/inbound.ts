@@ -186,7 +186,10 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
         log.debug('inbound message skipped', { outcome: result.outcome, ...meta });
         break;
       case 'number-changed':
-        if (result.changed) {
+        if (result.conflict) {
+          hooks.onIdentity?.('conflict');
+          log.warn("identifier change naming another account's identifiers: nothing moved", meta);
+        } else if (result.changed) {
           hooks.onIdentity?.('number-changed');
           log.info('account moved to a new phone number', { userId: result.userId, ...meta });
         } else log.info('number change of nobody we know, or already made', meta);

@@ -30,7 +30,7 @@
 --     while the session it opened is open, so a retry after a crash between the login and its
 --     reply still answers the person)
 --   | {'ask', pinId, pinHash, expiresAt, origin, question} | {'which', (question, origin, expiresAt) × n}
---   | {'denied', pinId, pinHash, origin} | {'renumbered', userId, changed '1' | '0', linkedKinds}
+--   | {'denied', pinId, pinHash, origin} | {'renumbered', userId, changed '1' | '0', linkedKinds, conflict '1' | '0'}
 --   | {'duplicate'} | {'no_match'} | {'unanswered'} (yes/no with nothing awaiting it)
 --   | {'busy'} (identity races) | one step: {'next', step, stateJson, (kind, a, b) × n}, the
 --     next step and the values its keys are built from

@@ -15,15 +15,32 @@
 -- A phone that reaches an account from another account moves (the old record forgets it), and
 -- an account that gets a new phone lets the old one go. A stable identifier linked to another
 -- account is never taken over (conflict, logged).
--- mode 'renumber' (a `user_changed_number`): s.ids holds the stable ids, the old phone (when
--- the gateway names it), and the new phone marked {'phone', new, 'new'}; the account moves from
--- its old phone to the new one.
+-- mode 'renumber' (a `user_changed_number` or `user_changed_user_id`): s.ids holds the old stable
+-- ids, the old phone (when the gateway names it), and what the change gives, marked 'new': the
+-- new phone {'phone', new, 'new'} and a new stable id {'bsuid', new, 'new'}. The old ids find the
+-- account; the account moves from its old phone to the new one and links the new stable id (the
+-- old one stays linked: a stable id is never given to someone else). A change whose new stable id
+-- is another account's, or whose old number's account is another person's, moves nothing
+-- (conflict).
 
 local ID_MAX_RESTARTS = 3
 local ID_STEPS = {}
 
 local function id_is_stable(id) return id[1] ~= 'phone' end
-local function id_is_new_phone(id) return id[1] == 'phone' and id[3] == 'new' end
+local function id_is_new(id) return id[3] == 'new' end
+local function id_is_new_phone(id) return id[1] == 'phone' and id_is_new(id) end
+-- a stable id the message is known by (not one a change gives)
+local function id_is_known_stable(id) return id_is_stable(id) and not id_is_new(id) end
+
+local function id_has_new_phone(s)
+  for _, id in ipairs(s.ids) do
+    if id_is_new_phone(id) then return true end
+  end
+  return false
+end
+
+-- a renumber that moves nothing: {'renumbered', userId, changed, linkedKinds, conflict}
+local function id_unmoved(conflict) return nil, { 'renumbered', '', '0', '', conflict and '1' or '0' } end
 
 local function id_phone_index(s)
   for i, id in ipairs(s.ids) do
@@ -48,7 +65,7 @@ end
 -- after the account is known and linked: a login goes on to the registration
 local function identity_done(s)
   if s.mode == 'renumber' then
-    return nil, { 'renumbered', s.uid or '', #s.linked > 0 and '1' or '0', table.concat(s.linked, ',') }
+    return nil, { 'renumbered', s.uid or '', #s.linked > 0 and '1' or '0', table.concat(s.linked, ','), '0' }
   end
   return 'reg'
 end
@@ -59,11 +76,11 @@ local function identity_decide(s)
   local pi = id_phone_index(s)
   local su = false
   for i, id in ipairs(s.ids) do
-    if id_is_stable(id) and s.found[i] ~= '' and not su then su = s.found[i] end
+    if id_is_known_stable(id) and s.found[i] ~= '' and not su then su = s.found[i] end
   end
   local pu = pi and s.found[pi] ~= '' and s.found[pi] or false
   local stable = false
-  for _, id in ipairs(s.ids) do if id_is_stable(id) then stable = true end end
+  for _, id in ipairs(s.ids) do if id_is_known_stable(id) then stable = true end end
   if su then
     s.uid = su
   elseif pu then
@@ -75,7 +92,7 @@ local function identity_decide(s)
     end
   elseif s.mode == 'renumber' then
     -- nobody we know: nothing to move
-    return nil, { 'renumbered', '', '0', '' }
+    return id_unmoved(false)
   else
     s.uid, s.created = s.newUid, true
   end
@@ -89,8 +106,11 @@ identity_plan = function(s)
   for i, id in ipairs(s.ids) do
     local f = s.found[i]
     if s.mode == 'renumber' and i == pi then
-      -- the old number lets go of the account
-      if f == s.uid then s.links[#s.links + 1] = { id[1], id[2], f, '' } end
+      -- the old number lets go of the account (a BSUID change keeps the number)
+      if f == s.uid and id_has_new_phone(s) then s.links[#s.links + 1] = { id[1], id[2], f, '' } end
+    elseif s.mode == 'renumber' and id_is_new(id) and id_is_stable(id) and f ~= '' and f ~= s.uid then
+      -- the new id is another account's: move nothing (nothing is written before `idset`)
+      return id_unmoved(true)
     elseif f == s.uid then
       if id_is_stable(id) then s.fields[#s.fields + 1] = { 'id:' .. id[1], id[2] } end
     elseif id_is_stable(id) and f ~= '' then
@@ -125,11 +145,11 @@ ID_STEPS.idowner = {
   keys = function(s) return { { 'user', s.check } } end,
   run = function(s, k)
     for _, id in ipairs(s.ids) do
-      if id_is_stable(id) then
+      if id_is_known_stable(id) then
         local had = redis.call('HGET', k[1], 'id:' .. id[1])
         if had and had ~= id[2] then
-          -- a number change of someone else than that account's person: nothing to move
-          if s.mode == 'renumber' then return nil, { 'renumbered', '', '0', '' } end
+          -- a change of someone else than that account's person: nothing to move
+          if s.mode == 'renumber' then return id_unmoved(true) end
           s.uid, s.created, s.recycled = s.newUid, true, true
         end
       end
