@@ -238,7 +238,7 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
   });
   const identityEvents = new client.Counter({
     name: `${PREFIX}identity_events_total`,
-    help: "Accounts moved to a new number (number-changed), recycled numbers that did not open the previous owner's account (recycled-refused), identifiers left on another account (conflict)",
+    help: "Accounts moved to a new number or BSUID (number-changed), recycled numbers that did not open the previous owner's account (recycled-refused), identifiers left on another account and identifier changes that moved nothing for it (conflict)",
     labelNames: ['event'] as const,
     registers: workerRegs,
   });

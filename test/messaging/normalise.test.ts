@@ -51,6 +51,32 @@ describe('messaging: payload normalisation (details of both gateways)', function
   });
 
   describe('WhatsApp Cloud API', function () {
+    it('identifier changes: the old identifiers find the account, the new number and BSUID are what it takes', function () {
+      const system = (m: Obj) =>
+        accepted(normaliseWebhook(cloudValue({ metadata: { phone_number_id: '2222222222' }, messages: [{ id: 'wamid.S1', type: 'system', ...m }] })));
+      const number = system({
+        from: '447700900123',
+        from_user_id: 'GB.111',
+        system: { type: 'user_changed_number', wa_id: '447700900456', user_id: 'GB.222', previous_user_id: 'GB.111' },
+      });
+      expect(number.messages[0]).to.include({
+        phone: '+447700900456',
+        previousPhone: '+447700900123',
+        userId: 'GB.111',
+        newUserId: 'GB.222',
+        numberChanged: true,
+        text: null,
+      });
+      const bsuid = system({ from_user_id: 'GB.111', system: { type: 'user_changed_user_id', user_id: 'GB.222', previous_user_id: 'GB.111' } });
+      expect(bsuid.messages[0]).to.include({ phone: null, userId: 'GB.111', newUserId: 'GB.222', numberChanged: true });
+      // the new BSUID in from_user_id, the old one only in previous_user_id
+      const other = system({ from_user_id: 'GB.222', system: { type: 'user_changed_user_id', previous_user_id: 'GB.111' } });
+      expect(other.messages[0]).to.include({ userId: 'GB.111', newUserId: 'GB.222' });
+      // a change naming nothing new, or no old identifier, moves nothing
+      expect(system({ from_user_id: 'GB.111', system: { type: 'user_changed_user_id' } }).ignored).to.deep.equal(['not-text']);
+      expect(system({ system: { type: 'user_changed_number', wa_id: '447700900456', user_id: 'GB.222' } }).ignored).to.deep.equal(['not-text']);
+    });
+
     it('keeps the good messages of a batch, a sender whose phone is withheld (BSUID only) included, and ignores an odd item', function () {
       const good = (cloudMessage({ text: 'PIN: 🍎', phone: '+15551230001', id: 'wamid.GOOD', name: 'Ana Lima' }) as { entry: { changes: { value: Obj }[] }[] })
         .entry[0]!.changes[0]!.value;
