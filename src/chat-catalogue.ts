@@ -10,9 +10,9 @@ export type Language = (typeof LANGUAGES)[number];
 /**
  * Every kind of reply the service sends in the chat (CHAT_REPLY_KINDS switches each on or off).
  * Since Meta bills every reply (docs/operations.md, "What replies cost"), the default sends only
- * what a person cannot learn elsewhere: the question and what to answer it with, why a code or
- * an answer did nothing, the STOP receipt. Off by default: `signed-in` (the app shows the login)
- * and `denied` (the app shows the refusal).
+ * what a person cannot learn elsewhere: the question and what to answer it with, "signed in"
+ * with its undo hint (how a phished code comes to light), why a code or an answer did nothing,
+ * the STOP receipt, why a sender is refused. Off by default: `denied` (the app shows it).
  */
 export const REPLY_KINDS = [
   'confirm',
