@@ -10,7 +10,8 @@ import { DASHBOARD_PATH, isDashboardPath } from './dashboard.js';
  * one route, anything else `unmatched`. Never the raw URL, whose values a client chooses freely.
  */
 export function routeLabel(ctx: AppContext): string {
-  const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  // @koa/router's documented `ctx.routerPath`: the matched route's template (unset when none matched)
+  const matched = (ctx as { routerPath?: unknown }).routerPath;
   if (typeof matched === 'string') return matched.startsWith(WEBHOOK_PATH) ? loggablePath(ctx.path) : matched;
   if (isDashboardPath(ctx.path)) return DASHBOARD_PATH;
   if (ctx.path === '/metrics') return '/metrics';
