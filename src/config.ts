@@ -214,8 +214,12 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** how often each process writes its metrics snapshot to Redis */
   metricsIntervalMs: number;
-  /** the login page at `/` (DEMO_PAGE) and the chat number it links to (WHATSAPP_NUMBER, digits only) */
-  demo: { enabled: boolean; whatsappNumber: string | undefined };
+  /**
+   * the login page at `/` (DEMO_PAGE) and the chat number it links to (WHATSAPP_NUMBER, digits
+   * only); `numbers`: each channel's number (WHATSAPP_NUMBERS `channel=number` pairs; else
+   * WHATSAPP_NUMBER is the default channel's), the page and register-pin name a healthy one
+   */
+  demo: { enabled: boolean; whatsappNumber: string | undefined; numbers: Record<string, string> };
   /** the OpenID Connect provider, when clients are configured */
   oidc: OidcConfig | undefined;
   /** the sender countries served (SENDER_COUNTRIES_ALLOW) or refused (SENDER_COUNTRIES_DENY); undefined: all */
@@ -619,6 +623,27 @@ function messagingConfig(env: Env): Pick<Config, 'messagingProvider' | 'gateways
 }
 
 /**
+ * WHATSAPP_NUMBERS: the number people write to on each channel, `channel=number` pairs
+ * (`evolution:main=+15550001111,cloud:1234=+15550002222`); without it WHATSAPP_NUMBER is the
+ * default channel's number.
+ */
+function channelNumbers(env: Env, channels: string[], defaultChannel: string, whatsappNumber: string | undefined): Record<string, string> {
+  const pairs = list(env, 'WHATSAPP_NUMBERS');
+  if (pairs.length === 0) return whatsappNumber === undefined ? {} : { [defaultChannel]: whatsappNumber };
+  const numbers: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.lastIndexOf('=');
+    const channel = eq === -1 ? '' : pair.slice(0, eq).trim();
+    const number = pair.slice(eq + 1).replace(/[\s()+-]/g, '');
+    if (!channels.includes(channel)) throw new ConfigError(`WHATSAPP_NUMBERS: "${pair}" must be channel=number, the channel one of ${channels.join(', ')}`);
+    if (!/^[1-9][0-9]{6,14}$/.test(number))
+      throw new ConfigError(`WHATSAPP_NUMBERS: "${pair}" needs a phone number in international format, e.g. +15551234567`);
+    numbers[channel] = number;
+  }
+  return numbers;
+}
+
+/**
  * OIDC_CLIENTS (JSON array of client metadata) or OIDC_CLIENTS_FILE turn the provider on;
  * OIDC_ISSUER says where it lives (default http://localhost:PORT/oidc outside production).
  */
@@ -887,7 +912,14 @@ function readConfig(env: Env): Config {
     stalledIntervalMs: int(env, 'STALLED_INTERVAL_MS', 30000, 500, 600000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 25000, 100, 600000),
     metricsIntervalMs: int(env, 'METRICS_INTERVAL_MS', 5000, 100, 600000),
-    demo: { enabled: bool(env, 'DEMO_PAGE', true), whatsappNumber },
+    demo: {
+      enabled: bool(env, 'DEMO_PAGE', true),
+      whatsappNumber,
+      numbers: part(
+        () => channelNumbers(env, messaging.channels, messaging.defaultChannel, whatsappNumber),
+        () => ({}),
+      ),
+    },
     oidc: part(
       () => oidcConfig(env, production, port),
       () => oidcConfig({}, false, port),

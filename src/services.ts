@@ -3,6 +3,7 @@ import { Sessions } from './auth/sessions.js';
 import { loadKeyRing } from './auth/key-ring.js';
 import { TokenService } from './auth/tokens.js';
 import { DeliveryTracker } from './messaging/delivery.js';
+import { ChannelHealth } from './messaging/health.js';
 import { WebhookAuth } from './messaging/webhook-auth.js';
 import type { Logger } from './observability/logger.js';
 import { ExpirySchedule } from './queues/expiry-schedule.js';
@@ -41,6 +42,8 @@ export interface Services {
   replicas: ReplicaBarrier;
   /** delivery records of outbound messages (GET /messages/:id, status webhooks) */
   delivery: DeliveryTracker;
+  /** each channel's health as its gateway reported it, and the number people are sent to */
+  health: ChannelHealth;
   /** loads what needs Redis before the first request or job: the generated signing key */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -90,6 +93,7 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     limits,
     probes,
     delivery: new DeliveryTracker(redis, scripts, keys, config.deliveryRecordSeconds),
+    health: new ChannelHealth(redis, keys, config.channels, new Map(Object.entries(config.demo.numbers))),
     webhookAuth: new WebhookAuth({
       secret: config.webhookSecret,
       jwtKey: config.webhookJwtKey,

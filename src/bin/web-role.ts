@@ -56,7 +56,11 @@ const staleAfter = (intervalMs: number): number => Math.max(3 * intervalMs, 15_0
 /** The web role: the Koa app (API, webhook, pages, operator pages) and Socket.IO on one port. */
 export async function startWeb(b: Bootstrapped): Promise<WebRole> {
   const { config, log, services, metrics } = b;
-  const live = createClusterGauges(services.queues.all(), () => services.registrations.activeCount());
+  const live = createClusterGauges(
+    services.queues.all(),
+    () => services.registrations.activeCount(),
+    () => services.health.states(true),
+  );
   const render = () =>
     renderClusterMetrics({
       redis: services.redis,
@@ -74,7 +78,7 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
     ...hooks,
     oidc,
     before: adminMiddleware(config, services.queues.all(), render, throttle),
-    pages: loginPageRoutes(config),
+    pages: loginPageRoutes(config, services.health),
   });
   if (config.oidc) log.info('OpenID provider enabled', { issuer: config.oidc.issuer, clients: config.oidc.clients.length });
   // A request's head and body must arrive within REQUEST_TIMEOUT_MS of its first byte, or Node

@@ -14,7 +14,10 @@ export function startWorker(b: Bootstrapped): WorkerRole {
     onIdentity: (event, kind) => m.identityEvent(event, kind),
     onExpired: () => m.pinExpired(),
     onJobFinished: (queue, result) => m.jobFinished(queue, result),
-    onOutboundResult: (gateway, result) => m.outboundResult(gateway, result),
+    onOutboundResult: (gateway, result, channel) => {
+      m.outboundResult(gateway, result);
+      if (result === 'sent') m.channelMessage(channel, 'out');
+    },
     onInboundFailed: () => m.inboundFailed(),
     onReplySent: (kind, gateway, number, country) => m.replySent(kind, gateway, number, country),
     onReplyWithheld: (kind, reason, country) => m.replyWithheld(kind, reason, country),

@@ -1,3 +1,4 @@
+import type { ChannelHealth } from '../messaging/health.js';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
@@ -7,7 +8,7 @@ import { CSS, ICO, JS, registerAssets, SVG, type Asset } from '../http/static-as
 import { EMOJI_ALPHABET } from '../registrations/emoji-alphabet.js';
 import { EMOJI_IMAGES_PATH, emojiImageName } from './emoji.js';
 import { renderLoginPage } from './page.js';
-import { pageLanguage, PAGE_LANGUAGES, type PageLanguage } from './texts.js';
+import { pageLanguage, type PageLanguage } from './texts.js';
 
 /**
  * The login page at `/` (DEMO_PAGE, on by default): a person sees a login happen end to end.
@@ -43,25 +44,34 @@ export function registerLoginPageAssets(router: AppRouter): void {
  * The login page's routes under this configuration, for the web role to hand to createApp
  * (`pages`): the assets for `/` and for the OpenID interaction page, `/` when DEMO_PAGE is on.
  */
-export function loginPageRoutes(config: Config): (router: AppRouter) => void {
+export function loginPageRoutes(config: Config, health?: Pick<ChannelHealth, 'writeTo'>): (router: AppRouter) => void {
   return (router) => {
     if (config.demo.enabled || config.oidc) registerLoginPageAssets(router);
-    if (config.demo.enabled) registerDemoRoutes(router, config);
+    if (config.demo.enabled) registerDemoRoutes(router, config, health);
   };
 }
 
-export function registerDemoRoutes(router: AppRouter, config: Config): void {
-  const { whatsappNumber } = config.demo;
-  const pages = new Map(
-    PAGE_LANGUAGES.map((lang) => [
-      lang,
-      encode(renderLoginPage({ brand: { name: config.replies.appName }, flow: { kind: 'client', whatsappNumber }, lang, whatsappNumber })),
-    ]),
-  );
-  router.get('/', (ctx) => {
+/**
+ * The login page shows the number to write to: a healthy one of the channels' numbers
+ * (messaging/health.ts), else WHATSAPP_NUMBER. Each page is rendered and compressed once per
+ * language and number (a handful of numbers at most).
+ */
+export function registerDemoRoutes(router: AppRouter, config: Config, health?: Pick<ChannelHealth, 'writeTo'>): void {
+  const pages = new Map<string, ReturnType<typeof encode>>();
+  const page = (lang: PageLanguage, whatsappNumber: string | undefined) => {
+    const key = `${lang}\0${whatsappNumber ?? ''}`;
+    let encoded = pages.get(key);
+    if (encoded === undefined) {
+      encoded = encode(renderLoginPage({ brand: { name: config.replies.appName }, flow: { kind: 'client', whatsappNumber }, lang, whatsappNumber }));
+      pages.set(key, encoded);
+    }
+    return encoded;
+  };
+  router.get('/', async (ctx) => {
+    const writeTo = health ? await health.writeTo() : null;
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-store');
     ctx.vary('Accept-Language');
-    sendEncoded(ctx, pages.get(requestLanguage(ctx, config.replies.language))!);
+    sendEncoded(ctx, page(requestLanguage(ctx, config.replies.language), writeTo?.number ?? config.demo.whatsappNumber));
   });
 }

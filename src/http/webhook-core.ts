@@ -32,6 +32,8 @@ export interface WebhookHooks {
   onDropped?: (reason: WebhookDropReason) => void;
   /** a status update of one of our messages, recorded (or not: unknown, stale) */
   onStatus?: (update: StatusUpdate, result: StatusResult) => void;
+  /** a chat message accepted, by the channel it came in on */
+  onInbound?: (channel: string) => void;
   /** a message the gateway priced (Cloud API `pricing`), once per message, with the reply kind and recipient country it was sent with */
   onPriced?: (update: StatusUpdate & { pricing: NonNullable<StatusUpdate['pricing']> }, of: { kind: string; country: string }) => void;
 }
@@ -70,7 +72,7 @@ export type AcceptWebhook = (req: IncomingMessage, route: WebhookRoute, log: () 
  * never gets a 200. De-duplication beyond the job id and the matching happen in the worker.
  */
 export function createWebhookAcceptor(services: Services, hooks: WebhookHooks = {}): AcceptWebhook {
-  const { webhookAuth, queues, replicas, delivery, config, limits } = services;
+  const { webhookAuth, queues, replicas, delivery, config, limits, health } = services;
   const admission = new WebhookAdmission(config.webhookLimits.inFlightPerIp, config.webhookLimits.unverifiedBytes, WEBHOOK_BODY_LIMIT);
   const authenticated = { drainTo: WEBHOOK_DRAIN_LIMIT };
   // with REDIS_WAIT_REPLICAS, "in Redis" means on the replicas too: a failover then loses no accepted message
@@ -131,6 +133,12 @@ export function createWebhookAcceptor(services: Services, hooks: WebhookHooks = 
         log().debug('webhook event ignored', { reason });
       }
       for (const reason of normalised.deliveryFailures) log().warn('outbound message failed at the gateway', { reason });
+      // a number's health: recorded before the 200, so a Redis failure has the gateway send it again
+      for (const report of normalised.health) {
+        for (const s of await health.report(report)) {
+          log().warn(s.healthy ? 'channel back in rotation' : 'channel out of rotation', { channel: s.channel, reason: s.reason });
+        }
+      }
       // statuses of our messages: recorded before the 200 (a Redis failure is a 503, and the gateway sends them again)
       if (normalised.statuses.length > 0) {
         const results = await Promise.all(normalised.statuses.map((u) => delivery.status(u)));
@@ -147,6 +155,7 @@ export function createWebhookAcceptor(services: Services, hooks: WebhookHooks = 
       const receivedAt = Date.now();
       if (messages.length === 1) await intake.add(messages[0]!, receivedAt);
       else if (messages.length > 1) await Promise.all(messages.map((message) => intake.add(message, receivedAt)));
+      for (const m of messages) hooks.onInbound?.(m.channel ?? config.defaultChannel);
       return { received: true, accepted: messages.length, ignored: normalised.ignored.length };
     } finally {
       admission.leave(group);

@@ -20,6 +20,16 @@ export function isTransientGraphError(err: GraphError): boolean {
   return typeof err.code === 'number' && TRANSIENT.has(err.code);
 }
 
+/**
+ * Codes that say the sending number itself can't send: 368 temporarily blocked for policy
+ * violations, 131031 business account locked, 131042 payment issue, 133010 number not registered.
+ */
+const NUMBER_DOWN = new Set([368, 131031, 131042, 133010]);
+
+export function isNumberDownGraphError(err: GraphError): boolean {
+  return typeof err.code === 'number' && NUMBER_DOWN.has(err.code);
+}
+
 /** One line for logs and the dashboard's failed reason. */
 export function describeGraphError(err: GraphError): string {
   if (err.code === OUTSIDE_SERVICE_WINDOW) {

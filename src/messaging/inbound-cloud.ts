@@ -1,3 +1,4 @@
+import type { HealthReport } from './health.js';
 import type { InboundMessage } from '../chat/message.js';
 import { describeGraphError } from './graph-errors.js';
 import {
@@ -161,6 +162,39 @@ function cloudStatuses(statuses: unknown[], channel: string | undefined, out: Co
   }
 }
 
+/** Quality events that take a number out of rotation, and those that bring it back. */
+const QUALITY_DOWN = new Set(['FLAGGED', 'DOWNGRADE']);
+const QUALITY_UP = new Set(['UNFLAGGED', 'UPGRADE']);
+/** account_update events that stop a number sending, and those that lift it. */
+const ACCOUNT_DOWN = new Set(['DISABLED_UPDATE', 'ACCOUNT_RESTRICTION', 'ACCOUNT_VIOLATION', 'ACCOUNT_DELETED']);
+
+/**
+ * `phone_number_quality_update` `{display_phone_number, event, current_limit}` and
+ * `account_update` `{phone_number, event, ban_info: {waba_ban_state}, restriction_info}`: both
+ * name the number by its digits only. A ban state of REINSTATE, or a restriction event with no
+ * restrictions left, brings it back; other events (onboarding, partner changes) say nothing of health.
+ */
+function cloudHealth(field: string, v: Obj): HealthReport | null {
+  const event = str(v.event) ?? '';
+  const displayNumber = str(v.display_phone_number) ?? str(v.phone_number);
+  if (displayNumber === null) return null;
+  if (field === 'phone_number_quality_update') {
+    const limit = str(v.current_limit);
+    const reason = limit === null ? event : `${event} ${limit}`;
+    if (QUALITY_DOWN.has(event)) return { displayNumber, healthy: false, reason };
+    if (QUALITY_UP.has(event)) return { displayNumber, healthy: true, reason };
+    return null;
+  }
+  const ban = isObj(v.ban_info) ? str(v.ban_info.waba_ban_state) : null;
+  if (ban === 'REINSTATE') return { displayNumber, healthy: true, reason: `${event} REINSTATE` };
+  if (ban !== null) return { displayNumber, healthy: false, reason: `${event} ${ban}` };
+  if (event === 'ACCOUNT_RESTRICTION' && Array.isArray(v.restriction_info) && v.restriction_info.length === 0) {
+    return { displayNumber, healthy: true, reason: event };
+  }
+  if (ACCOUNT_DOWN.has(event)) return { displayNumber, healthy: false, reason: event };
+  return null;
+}
+
 export function normaliseCloud(body: Obj, entries: unknown[]): Normalised {
   // Another Meta product subscribed to the same URL (Instagram, Messenger): not ours, but valid.
   if (body.object !== 'whatsapp_business_account') return ignoredOne('event-kind');
@@ -172,7 +206,11 @@ export function normaliseCloud(body: Obj, entries: unknown[]): Normalised {
     }
     for (const change of entry.changes) {
       if (!isObj(change) || !isObj(change.value)) out.ignored.push('malformed');
-      else if (change.field !== undefined && change.field !== 'messages') out.ignored.push('event-kind');
+      else if (change.field === 'phone_number_quality_update' || change.field === 'account_update') {
+        out.ignored.push('status-update');
+        const report = cloudHealth(change.field, change.value);
+        if (report !== null) out.health.push(report);
+      } else if (change.field !== undefined && change.field !== 'messages') out.ignored.push('event-kind');
       else {
         const value = change.value;
         const pnid = isObj(value.metadata) ? str(value.metadata.phone_number_id) : null;

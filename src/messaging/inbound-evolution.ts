@@ -243,6 +243,22 @@ function sent(data: unknown, channel: string, at: number): Normalised {
   return done(out);
 }
 
+/**
+ * `connection.update` `{state: open | connecting | close, statusReason}` (statusReason is
+ * Baileys' disconnect code: 401 logged out, 403 banned, 428/408/515 dropped or restarting):
+ * `open` brings the instance back, `close` takes it out of rotation, `connecting` says nothing
+ * yet (Baileys passes through it on every reconnect).
+ */
+function connection(data: unknown, channel: string): Normalised {
+  const out = collected();
+  out.ignored.push('status-update');
+  const state = isObj(data) ? str(data.state) : null;
+  const code = isObj(data) && (typeof data.statusReason === 'number' || typeof data.statusReason === 'string') ? String(data.statusReason) : '';
+  if (state === 'open') out.health.push({ channel, healthy: true, reason: 'open' });
+  else if (state === 'close') out.health.push({ channel, healthy: false, reason: `close ${code}`.trim() });
+  return done(out);
+}
+
 export function normaliseEvolution(body: Obj, pathEvent: string | undefined): Normalised {
   const named = str(body.event) ?? pathEvent ?? null;
   if (named === null || typeof body.instance !== 'string') {
@@ -264,6 +280,8 @@ export function normaliseEvolution(body: Obj, pathEvent: string | undefined): No
       return update(body.data, instance, channel, at);
     case 'send.message':
       return sent(body.data, channel, at);
+    case 'connection.update':
+      return connection(body.data, channel);
     default:
       return ignoredOne('event-kind');
   }

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { canonicalPhone } from '../identity/phone.js';
 import type { InboundMessage } from '../chat/message.js';
+import type { HealthReport } from './health.js';
 
 /**
  * The normalised forms of webhook bodies and the helpers both gateways' readers share (see
@@ -44,6 +45,8 @@ export type Normalised =
       statuses: StatusUpdate[];
       /** status updates of ours that failed at the gateway, described (e.g. 131047) */
       deliveryFailures: string[];
+      /** what the gateway said about a number's health (messaging/health.ts) */
+      health: HealthReport[];
     }
   | { kind: 'invalid'; reason: string };
 
@@ -90,8 +93,9 @@ export interface Collected {
   ignored: IgnoreReason[];
   statuses: StatusUpdate[];
   deliveryFailures: string[];
+  health: HealthReport[];
 }
 
-export const collected = (): Collected => ({ messages: [], ignored: [], statuses: [], deliveryFailures: [] });
+export const collected = (): Collected => ({ messages: [], ignored: [], statuses: [], deliveryFailures: [], health: [] });
 export const done = (c: Collected): Normalised => ({ kind: 'messages', ...c });
 export const ignoredOne = (reason: IgnoreReason): Normalised => done({ ...collected(), ignored: [reason] });

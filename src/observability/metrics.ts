@@ -44,6 +44,8 @@ export interface WebMetrics extends ProbeSink {
   deliveryStatus(gateway: string, status: string, result: string): void;
   /** a message the gateway priced (Cloud API status `pricing`), once per message, by reply kind, channel and recipient country */
   replyPriced(kind: string, channel: string, country: string, pricing: { billable: boolean; category: string; model: string }): void;
+  /** a chat message accepted on a channel (in) */
+  channelMessage(channel: string, direction: 'in' | 'out'): void;
   /** the live socket count of this node, read at each snapshot */
   setSocketSource(count: () => number): void;
 }
@@ -55,6 +57,8 @@ export interface WorkerMetrics {
   pinExpired(): void;
   /** an outbound message the gateway took (sent) or refused for good (failed) */
   outboundResult(gateway: string, result: 'sent' | 'failed'): void;
+  /** an outbound message the gateway took on a channel (out) */
+  channelMessage(channel: string, direction: 'in' | 'out'): void;
   /** a chat reply the gateway took, by kind, gateway, number and recipient country */
   replySent(kind: string, gateway: string, number: string, country: string): void;
   /** a chat reply not sent: its kind switched off (policy) or its country's daily cap reached (daily-cap) */
@@ -133,6 +137,13 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
     labelNames: ['kind', 'gateway', 'number', 'country', 'category', 'pricing_model', 'billable'] as const,
     registers: webRegs,
   });
+  const channelMessages = new client.Counter({
+    name: `${PREFIX}channel_messages_total`,
+    help: 'Chat messages by gateway, number (phone number id or instance) and direction: in (accepted at the webhook), out (taken by the gateway)',
+    labelNames: ['gateway', 'number', 'direction'] as const,
+    registers: registers(roles.web || roles.worker),
+  });
+  const channelMessage = (channel: string, direction: 'in' | 'out'): void => channelMessages.inc({ ...channelLabels(channel), direction });
   // Probing, by bounded labels only (action, kind, budget name); the IP group is in the warn logs.
   const wrongGuesses = new client.Counter({
     name: `${PREFIX}wrong_guesses_total`,
@@ -263,6 +274,7 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
       webhookIgnored: (reason) => ignored.inc({ reason }),
       webhookDropped: (reason) => dropped.inc({ reason }),
       deliveryStatus: (gateway, status, result) => statuses.inc({ gateway, status, result }),
+      channelMessage,
       replyPriced: (kind, channel, country, pricing) =>
         priced.inc({
           kind,
@@ -291,6 +303,7 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
       },
       pinExpired: () => expiries.inc(),
       outboundResult: (gateway, result) => outbound.inc({ gateway, result }),
+      channelMessage,
       replySent: (kind, gateway, number, country) => repliesSent.inc({ kind, gateway, number, country }),
       replyWithheld: (kind, reason, country) => repliesWithheld.inc({ kind, reason, country }),
       inboundFailed: () => inboundFailed.inc(),

@@ -1,3 +1,4 @@
+import type { ChannelHealth } from '../messaging/health.js';
 import { Worker, type Processor } from 'bullmq';
 import { Cluster } from 'ioredis';
 import { redisFault } from '../errors.js';
@@ -16,7 +17,7 @@ import { outboundBackoff, outboundProcessor } from './workers/outbound.js';
 export interface WorkerHooks extends InboundHooks {
   onExpired?: () => void;
   /** every outbound message the gateway took or refused for good (metrics) */
-  onOutboundResult?: (gateway: string, result: 'sent' | 'failed') => void;
+  onOutboundResult?: (gateway: string, result: 'sent' | 'failed', channel: string) => void;
   /** an inbound job that failed for good (nothing retries it; `npm run replay-inbound` does) */
   onInboundFailed?: () => void;
   /** a chat reply the gateway took (outbound.ts) */
@@ -29,6 +30,8 @@ export interface WorkerHooks extends InboundHooks {
 export interface WorkerServices extends InboundServices, ExpiryServices {
   /** delivery records the outbound worker writes */
   delivery: DeliveryTracker;
+  /** where a send error meaning the number is banned takes it out of rotation */
+  health: ChannelHealth;
 }
 
 export interface WorkerHost {
@@ -91,6 +94,7 @@ export function startWorkers(services: WorkerServices, hooks: WorkerHooks = {}):
       await Promise.all(outboundQueues.map((q) => q.rateLimit(ms)));
     },
     delivery: services.delivery,
+    health: services.health,
     ledger: new SendLedger(redis, keys, config.deliveryRecordSeconds),
     onResult: hooks.onOutboundResult,
     onReplySent: hooks.onReplySent,

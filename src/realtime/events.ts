@@ -22,6 +22,8 @@ export interface PinRegisteredPayload {
   expiresIn: number;
   /** the emoji string the person must send (the client's own, or the one the server drew) */
   emojiString: string;
+  /** the WhatsApp number to send it to (digits, a healthy one); absent when none is configured */
+  whatsappNumber?: string;
 }
 
 export interface PinErrorPayload {

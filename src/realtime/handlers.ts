@@ -1,6 +1,7 @@
 import type { Socket } from 'socket.io';
 import { AppError, toAppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
+import type { ChannelHealth } from '../messaging/health.js';
 import type { Registrations } from '../registrations/service.js';
 import { validate } from '../validation/validate.js';
 import { CLIENT_EVENTS, SERVER_EVENTS, type AckPayload, type PinErrorPayload, type PinRegisteredPayload } from './events.js';
@@ -11,6 +12,8 @@ import type { EventThrottle } from './throttle.js';
 export interface HandlerServices {
   registrations: Registrations;
   log: Logger;
+  /** the number register-pin tells the client to write to (a healthy one) */
+  health: Pick<ChannelHealth, 'writeTo'>;
 }
 
 type Ack = (response: AckPayload) => void;
@@ -73,7 +76,13 @@ export function createHandlers(services: HandlerServices, throttle: EventThrottl
     if (reg.decoy && !before && following) forget(socket, pinHash);
     if (!reg.decoy && following) held.pinId = reg.pinId;
     if (!reg.decoy) log.info(reg.created ? 'pin registered' : 'pin re-registered', { pinId: reg.pinId, via: 'socket' });
-    const answer: PinRegisteredPayload = { pinId: reg.pinId, expiresIn: reg.expiresIn, emojiString: reg.emojiString };
+    const writeTo = await services.health.writeTo();
+    const answer: PinRegisteredPayload = {
+      pinId: reg.pinId,
+      expiresIn: reg.expiresIn,
+      emojiString: reg.emojiString,
+      ...(writeTo ? { whatsappNumber: writeTo.number } : {}),
+    };
     socket.emit(SERVER_EVENTS.pinRegistered, answer);
     ack?.({ success: true, ...answer });
     if (reg.decoy || !following) return;

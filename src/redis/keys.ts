@@ -67,6 +67,8 @@ export interface Keys {
   metricsNodes(): string;
   /** the key the replica barrier writes before each WAIT (redis/replicas.ts) */
   replicaBarrier(): string;
+  /** hash: channel → its health as the gateway reported it (messaging/health.ts) */
+  channelHealth(): string;
   /** hash: delivery record of an outbound job (status, timestamps, gateway id, owner); delivery.lua */
   outbound(jobId: string): string;
   /** gateway message id on a channel → outbound job id; tag `g<channel>:<id>` */
@@ -130,6 +132,7 @@ export function keys(prefix: string): Keys {
     pinBudget: (name, h) => `${prefix}:rl:${name}:{r${h}}`,
     metricsNodes: () => `${prefix}:metrics:nodes`,
     replicaBarrier: () => `${prefix}:replica-barrier`,
+    channelHealth: () => `${prefix}:channel-health`,
     outbound: (jobId) => `${prefix}:out:{o${jobId}}`,
     outboundByGateway: (channel, id) => `${prefix}:outgw:{g${channel}:${id}}`,
     outboundEarly: (channel, id) => `${prefix}:outst:{g${channel}:${id}}`,

@@ -21,6 +21,11 @@ export interface LoginAttempt {
   readonly text: string;
   /** `https://wa.me/<number>?text=…` when the client knows the service's number */
   readonly waLink: string | undefined;
+  /**
+   * the number to write to: the one register-pin named (a healthy one of the service's), else
+   * the `whatsappNumber` option; undefined when neither is known
+   */
+  readonly whatsappNumber: string | undefined;
   readonly pinId: string;
   /** seconds the code lives, from registration */
   readonly expiresIn: number;

@@ -8,6 +8,8 @@ interface Registered {
   pinId: string;
   expiresIn: number;
   emojiString?: string;
+  /** the number the service asks people to write to (a healthy one of several) */
+  whatsappNumber?: string;
 }
 type Ack = ({ success: true } & Registered) | { success: false; error: PinAuthErrorCode; message: string; retryAfter?: number };
 interface CheckAnswer {
@@ -60,6 +62,8 @@ export class Login {
   emojiString: string;
   pinId = '';
   expiresIn = 0;
+  /** the number to write to: the service's answer's, else the client's `whatsappNumber` option */
+  whatsappNumber: string | undefined;
   status: LoginStatus = 'waiting';
   readonly session: Promise<Session>;
 
@@ -83,6 +87,7 @@ export class Login {
     chosen: string | undefined,
   ) {
     this.emojiString = chosen ?? '';
+    this.whatsappNumber = opts.whatsappNumber;
     this.session = new Promise<Session>((resolve, reject) => {
       this.resolveSession = resolve;
       this.rejectSession = reject;
@@ -96,7 +101,7 @@ export class Login {
   }
 
   get waLink(): string | undefined {
-    return waLink(this.opts.whatsappNumber, this.text);
+    return waLink(this.whatsappNumber, this.text);
   }
 
   get done(): boolean {
@@ -128,6 +133,7 @@ export class Login {
     this.pinId = answer.pinId;
     this.expiresIn = answer.expiresIn;
     if (answer.emojiString) this.emojiString = answer.emojiString;
+    if (answer.whatsappNumber) this.whatsappNumber = answer.whatsappNumber;
     void this.poll();
   }
 

@@ -43,7 +43,7 @@ export type LoginStatus = 'waiting' | 'awaiting-confirmation' | 'signed-in' | 'e
 export interface ClientOptions {
   /** the service's URL, e.g. `https://auth.example.com`; in a page served by the service, `location.origin` */
   baseUrl: string;
-  /** the service's WhatsApp number (`+15551234567`) for the wa.me link */
+  /** the service's WhatsApp number (`+15551234567`) for the wa.me link until register-pin names one (the service then says which of its numbers is healthy) */
   whatsappNumber?: string;
   /** `auto` (default): socket first, polling while it is not connected; `polling`: HTTP only */
   transport?: 'auto' | 'polling';

@@ -28,6 +28,7 @@ export function metricsHooks(metrics: WebMetrics): Required<Pick<AppHooks, 'onRe
       onIgnored: (reason) => metrics.webhookIgnored(reason),
       onDropped: (reason) => metrics.webhookDropped(reason),
       onStatus: (update, result) => metrics.deliveryStatus(update.channel.split(':')[0]!, update.status, result),
+      onInbound: (channel) => metrics.channelMessage(channel, 'in'),
       onPriced: (u, of) => metrics.replyPriced(of.kind, u.channel, of.country, u.pricing),
     },
   };

@@ -1,4 +1,4 @@
-import { describeGraphError, isTransientGraphError, type GraphError } from '../graph-errors.js';
+import { describeGraphError, isNumberDownGraphError, isTransientGraphError, type GraphError } from '../graph-errors.js';
 import type { ChatButton } from '../../chat/message.js';
 import { bodySnippet, postJson, type FailureDescription, type MessagingProvider } from './provider.js';
 
@@ -56,5 +56,6 @@ function describe(_status: number, body: unknown): FailureDescription {
   if (typeof err !== 'object' || err === null) return { reason: bodySnippet(body) };
   const graph = err as GraphError;
   // throughput and pair-rate limits come as HTTP 400: the code says they pass
-  return isTransientGraphError(graph) ? { reason: describeGraphError(graph), retryable: true } : { reason: describeGraphError(graph) };
+  if (isTransientGraphError(graph)) return { reason: describeGraphError(graph), retryable: true };
+  return isNumberDownGraphError(graph) ? { reason: describeGraphError(graph), unhealthy: true } : { reason: describeGraphError(graph) };
 }

@@ -23,6 +23,8 @@ export class ProviderError extends Error {
     readonly retryable: boolean,
     readonly retryAfterMs: number | undefined = undefined,
     readonly status: number | undefined = undefined,
+    /** the gateway said the sending number itself is restricted or banned (messaging/health.ts) */
+    readonly unhealthy = false,
   ) {
     super(message);
     this.name = 'ProviderError';
@@ -33,6 +35,8 @@ export class ProviderError extends Error {
 export interface FailureDescription {
   reason: string;
   retryable?: boolean;
+  /** the error means the sending number is restricted or banned */
+  unhealthy?: boolean;
 }
 
 /** Parses Retry-After (seconds or an HTTP date) into ms. */
@@ -85,9 +89,9 @@ export async function postJson(
     /* keep text */
   }
   if (res.ok) return parsed;
-  const { reason, retryable = retryableStatus(res.status) } = describe(res.status, parsed);
+  const { reason, retryable = retryableStatus(res.status), unhealthy = false } = describe(res.status, parsed);
   const retryAfter = retryable ? parseRetryAfter(res.headers.get('retry-after')) : undefined;
-  throw new ProviderError(`gateway answered ${res.status}: ${reason}`, retryable, retryAfter, res.status);
+  throw new ProviderError(`gateway answered ${res.status}: ${reason}`, retryable, retryAfter, res.status, unhealthy);
 }
 
 /** A body's text for a reason when the provider has nothing better: short, one line. */

@@ -1,6 +1,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { DeliveryTracker } from '../../messaging/delivery.js';
 import type { Senders } from '../../messaging/providers/index.js';
+import type { ChannelHealth } from '../../messaging/health.js';
 import { ProviderError } from '../../messaging/providers/provider.js';
 import type { Logger } from '../../observability/logger.js';
 import type { OutboundJob } from '../jobs.js';
@@ -23,7 +24,10 @@ export interface OutboundOptions {
   /** records the gateway's id of each sent message, and failures for good */
   delivery?: Pick<DeliveryTracker, 'sent' | 'failed'>;
   /** every message the gateway took or refused for good, by gateway (metrics) */
-  onResult?: (gateway: string, result: 'sent' | 'failed') => void;
+  /** where a send error meaning the number is restricted or banned is recorded */
+  health?: Pick<ChannelHealth, 'report'>;
+  /** `channel`: the one it went out on (or failed on) */
+  onResult?: (gateway: string, result: 'sent' | 'failed', channel: string) => void;
   /**
    * The gateway said "slow down" (429 with Retry-After): hold the whole queue, on every worker,
    * for that long, not only this job (BullMQ's queue-wide rate limit).
@@ -48,7 +52,7 @@ export interface OutboundOptions {
  */
 export function outboundProcessor(senders: Senders, defaultChannel: string, log: Logger, opts: OutboundOptions = {}) {
   const failedForGood = async (job: Job<OutboundJob>, channel: string, gateway: string, reason: string): Promise<void> => {
-    opts.onResult?.(gateway, 'failed');
+    opts.onResult?.(gateway, 'failed', channel);
     await opts.delivery?.failed(String(job.id), { kind: job.data.kind, channel }, reason).catch(() => undefined);
   };
   return async (job: Job<OutboundJob>): Promise<{ providerMessageId: string | null; channel: string }> => {
@@ -80,6 +84,8 @@ export function outboundProcessor(senders: Senders, defaultChannel: string, log:
       if (err instanceof ProviderError && !err.retryable) {
         log.warn('outbound message rejected', { jobId: job.id, kind: job.data.kind, channel, reason: err.message });
         await failedForGood(job, channel, provider.name, err.message);
+        // the number itself is restricted or banned: out of rotation until its gateway says otherwise
+        if (err.unhealthy) await opts.health?.report({ channel, healthy: false, reason: err.message }).catch(() => undefined);
         throw new UnrecoverableError(err.message);
       }
       if (err instanceof ProviderError && err.status === 429 && err.retryAfterMs !== undefined && opts.holdQueue) {
@@ -96,7 +102,7 @@ export function outboundProcessor(senders: Senders, defaultChannel: string, log:
       throw err;
     }
     log.info('outbound message sent', { jobId: job.id, kind: job.data.kind, provider: provider.name, channel });
-    opts.onResult?.(provider.name, 'sent');
+    opts.onResult?.(provider.name, 'sent', channel);
     const country = job.data.country ?? 'unknown';
     if (job.data.kind !== 'manual') opts.onReplySent?.(job.data.kind, provider.name, channel.slice(channel.indexOf(':') + 1), country);
     // sent is sent: a failure to record it must not make the job send again; the record keeps
