@@ -118,14 +118,21 @@ export const ROUTES: RouteDoc[] = [
     tag: 'login',
     summary: 'Register a PIN with the emoji string the person will send',
     description:
-      "Starts a login. The person then sends `PIN: <emoji string>` (or the bare emoji string) to the service's WhatsApp number. " +
+      "Starts a login. The person then sends `PIN: <emoji string>` (or the bare emoji string) to the service's WhatsApp number: `whatsappNumber`, a healthy one of its numbers. " +
       'Registering the same PIN and emoji string again while pending is idempotent (same pinId, seconds left). ' +
       'Send an `Idempotency-Key` header (or `idempotencyKey` in the body), new for each attempt and the same on its retries: a retry of an attempt that was applied (a 503 or a lost answer) then gets the same pinId and emoji string, also when the server draws the string.',
     body: req.registerPinSchema,
     ok: { description: 'registered (or already registered)', schema: res.registerPinResponseSchema },
     example: {
       body: { pin: EX.pin },
-      ok: { success: true, message: 'PIN registered', pinId: 'Tl0PgBG7ah1HeCAaLo_lyQ', expiresIn: 180, emojiString: '🍎🚀🐱🐶🌵🎲🦊🍩' },
+      ok: {
+        success: true,
+        message: 'PIN registered',
+        pinId: 'Tl0PgBG7ah1HeCAaLo_lyQ',
+        expiresIn: 180,
+        emojiString: '🍎🚀🐱🐶🌵🎲🦊🍩',
+        whatsappNumber: '15551234567',
+      },
     },
     errors: ['LOGIN_DENIED', 'RATE_LIMITED', 'NETWORK_ERROR'],
   },

@@ -79,6 +79,12 @@ export const registerPinResponseSchema = {
     pinId: { type: 'string', description: 'public id of the registration (logs, support)' },
     expiresIn: { ...int, description: 'seconds left' },
     emojiString: { type: 'string', description: 'the emoji string to send (the one given, or one picked by the service when none was)' },
+    whatsappNumber: {
+      type: 'string',
+      pattern: '^[1-9][0-9]{6,14}$',
+      description:
+        'the WhatsApp number to send it to (digits, international format): the first healthy one of the numbers configured (WHATSAPP_NUMBERS, else WHATSAPP_NUMBER); absent when none is configured',
+    },
   },
   required: ['success', 'message', 'pinId', 'expiresIn'],
 } as const;
@@ -230,7 +236,7 @@ export const jwksResponseSchema = {
 
 export const pinRegisteredEventSchema = {
   type: 'object',
-  properties: { pinId: str, expiresIn: int, emojiString: str },
+  properties: { pinId: str, expiresIn: int, emojiString: str, whatsappNumber: registerPinResponseSchema.properties.whatsappNumber },
   required: ['pinId', 'expiresIn'],
 } as const;
 

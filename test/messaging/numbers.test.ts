@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { PinAuthClient } from '@pin-auth/client';
 import { io } from 'socket.io-client';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { cloudMessage, startFakeEvolution, startFakeGraph, type FakeGateway } from '../helpers/gateway.js';
@@ -127,6 +128,14 @@ describe('messaging: several numbers and their health', function () {
     const metrics = await request(stack.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(metrics.text).to.match(/pinauth_channel_healthy\{gateway="evolution",number="inst-a"\} 0/);
     expect(metrics.text).to.match(new RegExp(`pinauth_channel_healthy\\{gateway="cloud",number="${CLOUD_A.id}"\\} 1`));
+    // the typed client links to the number the service named, over the socket and over HTTP, not its option's
+    for (const transport of ['auto', 'polling'] as const) {
+      const client = new PinAuthClient({ baseUrl: stack.url, whatsappNumber: `+${EVO_NUMBER}`, transport });
+      const login = await client.startLogin();
+      expect(login.whatsappNumber, transport).to.equal(CLOUD_A.number);
+      expect(login.waLink, transport).to.equal(`https://wa.me/${CLOUD_A.number}?text=${encodeURIComponent(login.text)}`);
+      await login.cancel();
+    }
     await webhook(connectionUpdate('open', 200));
     await pointsAt(EVO_NUMBER);
   });
