@@ -20,6 +20,17 @@ describe('messaging: channel configuration', function () {
     expect(cloud.cloud.phoneNumberId).to.equal('106540352242922');
   });
 
+  it("WHATSAPP_NUMBERS names each channel's number; without it WHATSAPP_NUMBER is the default channel's; a bad pair is refused", function () {
+    const env = { ...EVO, ...CLOUD, MESSAGING_PROVIDER: 'evolution,cloud', EVOLUTION_INSTANCE: 'a', WHATSAPP_PHONE_NUMBER_IDS: '1,2' };
+    expect(loadConfig(env).demo.numbers).to.deep.equal({});
+    expect(loadConfig({ ...env, WHATSAPP_NUMBER: '+1 555 000 1111' }).demo.numbers).to.deep.equal({ 'evolution:a': '15550001111' });
+    const c = loadConfig({ ...env, WHATSAPP_NUMBERS: 'evolution:a=+15550001111, cloud:2=+44 7700 900123' });
+    expect(c.demo.numbers).to.deep.equal({ 'evolution:a': '15550001111', 'cloud:2': '447700900123' });
+    for (const bad of ['cloud:3=+15550001111', 'evolution:a', 'evolution:a=12', 'log=+15550001111']) {
+      expect(() => loadConfig({ ...env, WHATSAPP_NUMBERS: bad }), bad).to.throw(ConfigError, /WHATSAPP_NUMBERS/);
+    }
+  });
+
   it('both gateways, several instances and numbers; DEFAULT_CHANNEL picks the default', function () {
     const env = {
       ...EVO,
