@@ -161,16 +161,18 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
     const { emoji, expiresAt } = await ensureRegistration(ctx, details.uid, ttl);
     const client = await oidcProvider.Client.find(String(details.params.client_id));
     const text = `PIN: ${emoji}`;
+    // a healthy one of the configured numbers (messaging/health.ts), else WHATSAPP_NUMBER
+    const whatsappNumber = (await services.health.writeTo())?.number ?? services.config.demo.whatsappNumber;
     const page = {
       brand: brandOf(client),
       lang: requestLanguage(ctx, services.config.replies.language),
-      whatsappNumber: services.config.demo.whatsappNumber,
+      whatsappNumber,
       flow: {
         kind: 'interaction' as const,
         statusUrl: `${mount}/${INTERACTION_SEGMENT}/${details.uid}/status`,
         emojiString: emoji,
         text,
-        waLink: `https://wa.me/${services.config.demo.whatsappNumber ?? ''}?text=${encodeURIComponent(text)}`,
+        waLink: `https://wa.me/${whatsappNumber ?? ''}?text=${encodeURIComponent(text)}`,
         expiresIn: Math.max(0, Math.round((expiresAt - Date.now()) / 1000)),
       },
     };
