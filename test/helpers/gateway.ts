@@ -38,8 +38,8 @@ export function evolutionMessage(opts: {
   };
 }
 
-/** A Cloud API `messages` webhook carrying one message from `from` (digits, no +). */
-function cloudInbound(from: string, name: string | undefined, message: Record<string, unknown>): Record<string, unknown> {
+/** A Cloud API `messages` webhook with one change whose value carries `fields` (messages, contacts, statuses). */
+export function cloudWebhook(fields: Record<string, unknown>, phoneNumberId = '106540352242922'): Record<string, unknown> {
   return {
     object: 'whatsapp_business_account',
     entry: [
@@ -48,17 +48,20 @@ function cloudInbound(from: string, name: string | undefined, message: Record<st
         changes: [
           {
             field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
-              contacts: [{ profile: { name: name ?? 'Cloud Person' }, wa_id: from }],
-              messages: [{ from, timestamp: String(Math.floor(Date.now() / 1000)), ...message }],
-            },
+            value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550783881', phone_number_id: phoneNumberId }, ...fields },
           },
         ],
       },
     ],
   };
+}
+
+/** A Cloud API webhook carrying one message from `from` (digits, no +). */
+function cloudInbound(from: string, name: string | undefined, message: Record<string, unknown>): Record<string, unknown> {
+  return cloudWebhook({
+    contacts: [{ profile: { name: name ?? 'Cloud Person' }, wa_id: from }],
+    messages: [{ from, timestamp: String(Math.floor(Date.now() / 1000)), ...message }],
+  });
 }
 
 const wamid = (): string => `wamid.${randomBytes(16).toString('base64url')}`;
@@ -285,32 +288,17 @@ export function cloudPricedStatus(opts: {
 }): Record<string, unknown> {
   const to = opts.phone.replace(/^\+/, '');
   const billable = opts.billable ?? true;
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
+  return cloudWebhook({
+    statuses: [
       {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
-              statuses: [
-                {
-                  id: opts.id,
-                  status: opts.status ?? 'sent',
-                  timestamp: String(Math.floor(Date.now() / 1000)),
-                  recipient_id: to,
-                  pricing: { billable, pricing_model: 'PMP', category: opts.category ?? 'utility', type: billable ? 'regular' : 'free_customer_service' },
-                },
-              ],
-            },
-          },
-        ],
+        id: opts.id,
+        status: opts.status ?? 'sent',
+        timestamp: String(Math.floor(Date.now() / 1000)),
+        recipient_id: to,
+        pricing: { billable, pricing_model: 'PMP', category: opts.category ?? 'utility', type: billable ? 'regular' : 'free_customer_service' },
       },
     ],
-  };
+  });
 }
 
 /**

@@ -6,7 +6,7 @@ import type { InboundMessage } from '../../src/chat/message.js';
 import { refuseSender, senderCountry } from '../../src/queues/sender-rules.js';
 import type { Services } from '../../src/services.js';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
-import { cloudMessage, outboundOf, startFakeGraph, type FakeGateway } from '../helpers/gateway.js';
+import { cloudMessage, cloudWebhook, outboundOf, startFakeGraph, type FakeGateway } from '../helpers/gateway.js';
 import { eventually, post, request } from '../helpers/http.js';
 import { startStack, type Stack } from '../helpers/processes.js';
 import { startServices, stopServices } from '../helpers/services.js';
@@ -23,33 +23,18 @@ const bsuid = (country: string): string => `${country}.${BigInt(`0x${randomBytes
 
 /** A Cloud API message from a sender who withheld the phone (a username): only the BSUID names them. */
 function cloudUsernameMessage(userId: string, text: string): Record<string, unknown> {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
+  return cloudWebhook({
+    contacts: [{ profile: { name: 'Kerry', username: '@kerry.f' }, user_id: userId }],
+    messages: [
       {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550783881', phone_number_id: PNID },
-              contacts: [{ profile: { name: 'Kerry', username: '@kerry.f' }, user_id: userId }],
-              messages: [
-                {
-                  from_user_id: userId,
-                  id: `wamid.${randomBytes(16).toString('base64url')}`,
-                  timestamp: String(Math.floor(Date.now() / 1000)),
-                  type: 'text',
-                  text: { body: text },
-                },
-              ],
-            },
-          },
-        ],
+        from_user_id: userId,
+        id: `wamid.${randomBytes(16).toString('base64url')}`,
+        timestamp: String(Math.floor(Date.now() / 1000)),
+        type: 'text',
+        text: { body: text },
       },
     ],
-  };
+  });
 }
 
 describe('messaging: per-sender budgets and sender countries', function () {
