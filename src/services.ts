@@ -1,3 +1,4 @@
+import { AuditTrail } from './accounts/audit.js';
 import type { Config } from './config.js';
 import { Sessions } from './auth/sessions.js';
 import { loadKeyRing } from './auth/key-ring.js';
@@ -44,6 +45,8 @@ export interface Services {
   delivery: DeliveryTracker;
   /** each channel's health as its gateway reported it, and the number people are sent to */
   health: ChannelHealth;
+  /** the audit trail of security-relevant events (docs/accounts.md) */
+  audit: AuditTrail;
   /** loads what needs Redis before the first request or job: the generated signing key */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -101,6 +104,7 @@ export function createServices(config: Config, log: Logger, role: string): Servi
       pathSecret: config.webhookPathSecret,
     }),
     replicas,
+    audit: new AuditTrail(redis, keys, config.audit),
     async ready() {
       tokens.useKeys(await loadKeyRing(config, redis, keys));
     },

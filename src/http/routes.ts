@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Services } from '../services.js';
+import { addAdminRoutes } from './admin-api/routes.js';
 import type { AppRouter, AppState } from './context.js';
 import { accessTokenOfAnyAge, authenticate } from './middleware/authenticate.js';
 import { jsonBody } from './middleware/json-body.js';
@@ -58,6 +59,9 @@ export function createRouter(services: Services, accept: AcceptWebhook, pages?: 
   router.post('/messaging-endpoint', gateway);
   router.post('/messaging-endpoint/:first', gateway);
   router.post('/messaging-endpoint/:first/:second', gateway);
+
+  // the operators' API (admin-api/routes.ts): behind an admin's session or an API key
+  addAdminRoutes(router, services);
 
   router.get('/openapi.json', openApiJson());
   router.get('/docs', docsPage);

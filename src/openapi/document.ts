@@ -1,7 +1,8 @@
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import * as req from '../validation/schemas.js';
 import * as res from '../validation/responses.js';
-import { ROUTES, type Auth, type RouteDoc } from './paths.js';
+import { ROUTES } from './paths.js';
+import type { Auth, RouteDoc } from './route-doc.js';
 import { SOCKET_EVENTS } from './socket-events.js';
 
 /** One OpenAPI 3.1 document from the route list and the shared JSON Schemas. */
@@ -61,6 +62,11 @@ const SECURITY: Record<Auth, object> = {
     description: 'sha256=<HMAC of the body with WEBHOOK_SECRET>, or `Authorization: Bearer <Evolution API JWT>` with WEBHOOK_JWT_KEY',
   },
   admin: { type: 'http', scheme: 'basic', description: 'ADMIN_USER / ADMIN_PASSWORD' },
+  adminApi: {
+    type: 'http',
+    scheme: 'bearer',
+    description: "an admin's access token (a person with the `admin` role, signed in through the chat) or an API key with the route's scope (docs/accounts.md)",
+  },
   metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (or the admin basic-auth login)' },
   verifyToken: { type: 'apiKey', in: 'query', name: 'hub.verify_token', description: 'WEBHOOK_VERIFY_TOKEN' },
 };
@@ -172,6 +178,7 @@ export function buildOpenApi(opts: DocumentOptions): Record<string, unknown> {
       { name: 'messaging', description: 'Messages to phones' },
       { name: 'webhook', description: 'For the messaging gateway' },
       { name: 'operator', description: 'Health, metrics, queue dashboard' },
+      { name: 'accounts', description: 'The admin API: people, roles, blocks, erasure, export, API keys and the audit trail (docs/accounts.md)' },
       { name: 'pages', description: 'Pages for people and this document' },
     ],
     paths,

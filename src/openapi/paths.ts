@@ -1,6 +1,7 @@
-import type { ErrorCode } from '../errors.js';
 import * as req from '../validation/schemas.js';
 import * as res from '../validation/responses.js';
+import { ADMIN_ROUTES } from './admin-paths.js';
+import type { RouteDoc } from './route-doc.js';
 
 /**
  * Every HTTP route the service answers, described once: the OpenAPI document (document.ts) is
@@ -11,37 +12,9 @@ import * as res from '../validation/responses.js';
  * Adding a route: add it to the route table (http/routes.ts), then add one entry here: method, path
  * (Koa style, `:id` for parameters), a summary, its auth, the request body's schema (the same
  * object its handler validates with), the 200 answer's schema (add it to
- * validation/responses.ts) and the error codes it can answer besides the common ones.
+ * validation/responses.ts) and the error codes it can answer besides the common ones. The admin
+ * API's routes are in admin-paths.ts.
  */
-export type Auth = 'bearer' | 'bearerExpiredOk' | 'webhook' | 'admin' | 'metrics' | 'verifyToken';
-
-export interface RouteDoc {
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  /** Koa style: `/sessions/:id` */
-  path: string;
-  tag: 'login' | 'session' | 'messaging' | 'webhook' | 'operator' | 'pages';
-  summary: string;
-  description?: string;
-  auth?: Auth;
-  /** the JSON Schema the handler validates its body with */
-  body?: object;
-  /** path parameters, by name */
-  params?: Record<string, string>;
-  /** query parameters, by name */
-  query?: Record<string, string>;
-  /** the 200 answer; an asset route names each content type it may carry */
-  ok: { description: string; schema?: object; contentType?: string | string[] };
-  /** codes this route answers besides INTERNAL_ERROR (all) and, with a body, VALIDATION_ERROR and PAYLOAD_TOO_LARGE */
-  errors: ErrorCode[];
-  /** answers that are not the error body, by status (health's 503 keeps the report's shape) */
-  other?: Record<number, { description: string; schema: object }>;
-  /**
-   * What Swagger UI's "Try it out" fills in: a body, path and query values that pass the
-   * route's validation, and the 200 answer's example. test/openapi/examples.test.ts sends each
-   * to a running service and checks the answer is one the document gives.
-   */
-  example?: { body?: unknown; params?: Record<string, string>; query?: Record<string, string>; ok?: unknown };
-}
 
 /** The examples' values, the same across routes so they read as one story. */
 const EX = {
@@ -388,4 +361,5 @@ export const ROUTES: RouteDoc[] = [
     ok: { description: 'ICO', contentType: 'image/x-icon' },
     errors: ['NOT_FOUND'],
   },
+  ...ADMIN_ROUTES,
 ];

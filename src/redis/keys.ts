@@ -99,6 +99,8 @@ export interface Keys {
   oidcInteractionLogin(uid: string): string;
   /** /health's activePins figure, shared by every node until it expires */
   activePinsFigure(): string;
+  /** stream: the audit trail (src/accounts/audit.ts), one key for the deployment */
+  audit(): string;
 }
 
 /**
@@ -148,5 +150,6 @@ export function keys(prefix: string): Keys {
     oidcSignedOut: (userId) => `${prefix}:oidc:signedout:${userId}`,
     oidcInteractionLogin: (uid) => `${prefix}:oidc:login:${uid}`,
     activePinsFigure: () => `${prefix}:active-figure`,
+    audit: () => `${prefix}:audit`,
   };
 }

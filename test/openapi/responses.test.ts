@@ -7,6 +7,7 @@ import { eventually, get, post, request, type JsonResponse } from '../helpers/ht
 import { PrivateRedis } from '../helpers/private-redis.js';
 import { startProcess, startStack, stopProcess, type Stack } from '../helpers/processes.js';
 import { ADMIN } from '../ops/support.js';
+import { adminLogin } from '../helpers/admin.js';
 import { expectDocumented, type ServedDoc } from './conformance.js';
 
 /**
@@ -166,6 +167,21 @@ describe('openapi: real responses match the document', function () {
     // sign out everywhere
     const login = await fullLogin(stack.url);
     conforms('delete', '/sessions', await request(stack.url, 'DELETE', '/sessions', { token: login.login.token }));
+  });
+
+  it('the admin API answers as documented: to an admin, to a person without the role, to no one', async function () {
+    const admin = await adminLogin(stack.url, stack.prefix);
+    const { login } = await fullLogin(stack.url);
+    conforms('get', '/admin/api/v1/events', await get(stack.url, '/admin/api/v1/events?limit=5', admin.token));
+    const forbidden = await get(stack.url, '/admin/api/v1/events', login.token);
+    expect(forbidden.status).to.equal(403);
+    conforms('get', '/admin/api/v1/events', forbidden);
+    const anonymous = await get(stack.url, '/admin/api/v1/events');
+    expect(anonymous.status).to.equal(401);
+    conforms('get', '/admin/api/v1/events', anonymous);
+    const bad = await get(stack.url, '/admin/api/v1/events?type=nonsense', admin.token);
+    expect(bad.status).to.equal(400);
+    conforms('get', '/admin/api/v1/events', bad);
   });
 
   it('serves the reference page and its assets from the service (no CDN)', async function () {

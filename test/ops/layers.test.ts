@@ -22,6 +22,9 @@ const LAYERS: string[][] = [
   ['chat'],
   ['validation'],
   ['auth'],
+  // people as operators see them: the audit trail, roles, blocks, erasure, export, API keys
+  // (the OpenID logins they end are handed in as auth/sessions.ts's LinkedLogins)
+  ['accounts'],
   ['messaging'],
   // the workers reach sockets through realtime's notifier
   ['realtime'],
