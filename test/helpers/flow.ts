@@ -17,8 +17,12 @@ export function randomEmoji(length = 6): string {
   return Array.from(bytes, (b) => POOL[b % POOL.length]).join('');
 }
 
+/**
+ * A random UK mobile number in +44 740x, a block wholly of Great Britain: under +44 77 some
+ * numbers are Jersey's or Guernsey's (and some invalid), which a country rule would refuse.
+ */
 export function randomPhone(): string {
-  return `+4477${String(Math.floor(1e7 + Math.random() * 9e7))}`;
+  return `+44740${String(Math.floor(1e6 + Math.random() * 9e6))}`;
 }
 
 export interface LoginBody {
