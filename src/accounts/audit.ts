@@ -61,6 +61,7 @@ export interface AuditRecord {
 }
 
 export interface AuditFilter {
+  /** events naming this person: about them, or done by them (read through their index) */
   userId?: string;
   types?: readonly AuditType[];
   /** ms since the epoch, inclusive */
@@ -79,6 +80,29 @@ export interface AuditPage {
   next: string | null;
 }
 
+/** Index members sort as their stream ids do: time and sequence zero-padded (all scores 0, lexical order). */
+function member(id: string): string {
+  const [ms = '0', seq = '0'] = id.split('-');
+  return `${ms.padStart(16, '0')}-${seq.padStart(10, '0')}`;
+}
+
+function idOf(m: string): string {
+  const [ms = '0', seq = '0'] = m.split('-');
+  return `${ms.replace(/^0+(?=\d)/, '')}-${seq.replace(/^0+(?=\d)/, '')}`;
+}
+
+/** The people an event names: the one it is about and a person who did it. */
+function peopleOf(userId: string | null | undefined, actor: string): string[] {
+  const out = new Set<string>();
+  if (userId) out.add(userId);
+  const m = /^(?:admin|user):(.+)$/.exec(actor);
+  if (m?.[1]) out.add(m[1]);
+  return [...out];
+}
+
+/** What an erased person leaves as the actor of an event about someone else. */
+export const ERASED_ACTOR = 'erased';
+
 export class AuditTrail {
   constructor(
     private readonly redis: RedisClient,
@@ -88,28 +112,57 @@ export class AuditTrail {
 
   /** Appends one event. A failure is the caller's to log: the audited action has already happened. */
   async record(e: AuditEvent): Promise<string> {
-    const minId = Date.now() - this.retention.days * 86_400_000;
+    const actor = actorText(e.actor ?? SYSTEM);
     const fields = [
       'type',
       e.type,
       'actor',
-      actorText(e.actor ?? SYSTEM),
+      actor,
       ...(e.userId !== undefined ? ['userId', e.userId] : []),
       ...(e.requestId !== undefined ? ['requestId', e.requestId] : []),
       ...(e.ipGroup !== undefined ? ['ipGroup', e.ipGroup] : []),
       ...(e.client !== undefined ? ['client', e.client] : []),
       ...(e.detail !== undefined ? ['detail', JSON.stringify(e.detail)] : []),
     ];
-    const id = await this.redis.xadd(this.keys.audit(), 'MAXLEN', '~', this.retention.maxEvents, '*', ...fields);
-    // time-bound retention: entries older than the window go (approximately, by whole nodes)
-    await this.redis.xtrim(this.keys.audit(), 'MINID', '~', minId);
-    return id ?? '';
+    return this.append(fields, peopleOf(e.userId, actor));
+  }
+
+  /** XADD with both retentions (exact: a few entries per append), then the entry id into each named person's index. */
+  private async append(fields: string[], people: readonly string[]): Promise<string> {
+    const stream = this.keys.audit();
+    const now = Date.now();
+    const windowMs = this.retention.days * 86_400_000;
+    const id = (await this.redis.xadd(stream, 'MAXLEN', this.retention.maxEvents, '*', ...fields)) ?? '';
+    await this.redis.xtrim(stream, 'MINID', now - windowMs);
+    for (const person of people) {
+      const idx = this.keys.auditOfUser(person);
+      // one key per pipeline: one slot on a cluster
+      await this.redis
+        .pipeline()
+        .zadd(idx, 0, member(id))
+        .zremrangebylex(idx, '-', `(${member(`${now - windowMs}-0`)}`)
+        .zremrangebyrank(idx, 0, -(this.retention.maxEvents + 1))
+        .pexpire(idx, windowMs)
+        .exec()
+        .then(failOn);
+    }
+    return id;
+  }
+
+  /** The entries of these ids (one pipeline on the stream's slot); null for one trimmed away. */
+  private async read(ids: readonly string[]): Promise<(AuditRecord | null)[]> {
+    if (ids.length === 0) return [];
+    const p = this.redis.pipeline();
+    for (const id of ids) p.xrange(this.keys.audit(), id, id);
+    const res = failOn(await p.exec()) as [string, string[]][][];
+    return res.map((rows, i) => (rows.length > 0 ? toRecord(ids[i]!, rows[0]![1]) : null));
   }
 
   /** Events newest first, filtered; scans at most a bounded number of entries per page. */
   async list(f: AuditFilter): Promise<AuditPage> {
     const limit = Math.min(200, Math.max(1, f.limit ?? 50));
     const types = f.types !== undefined && f.types.length > 0 ? new Set<string>(f.types) : undefined;
+    if (f.userId !== undefined) return this.listOfUser(f.userId, f, limit, types);
     let end = f.cursor !== undefined ? `(${f.cursor}` : f.until !== undefined ? String(f.until) : '+';
     const start = f.since !== undefined ? String(f.since) : '-';
     const events: AuditRecord[] = [];
@@ -118,7 +171,6 @@ export class AuditTrail {
       const rows = await this.redis.xrevrange(this.keys.audit(), end, start, 'COUNT', batch);
       for (const [id, kv] of rows) {
         const r = toRecord(id, kv);
-        if (f.userId !== undefined && r.userId !== f.userId) continue;
         if (types !== undefined && !types.has(r.type)) continue;
         events.push(r);
         if (events.length === limit) return { events, next: id };
@@ -128,6 +180,92 @@ export class AuditTrail {
     }
     return { events, next: end.slice(1) };
   }
+
+  /** One person's page from their index: no stream scan; ids trimmed from the stream leave the index as they are met. */
+  private async listOfUser(userId: string, f: AuditFilter, limit: number, types: Set<string> | undefined): Promise<AuditPage> {
+    const idx = this.keys.auditOfUser(userId);
+    let max = f.cursor !== undefined ? `(${member(f.cursor)}` : f.until !== undefined ? `[${member(`${f.until}-9999999999`)}` : '+';
+    const min = f.since !== undefined ? `[${member(`${f.since}-0`)}` : '-';
+    const events: AuditRecord[] = [];
+    const batch = 200;
+    for (let round = 0; round < 20; round++) {
+      const members = await this.redis.zrevrangebylex(idx, max, min, 'LIMIT', 0, batch);
+      const recs = await this.read(members.map(idOf));
+      const gone = members.filter((_, i) => recs[i] === null);
+      if (gone.length > 0) await this.redis.zrem(idx, ...gone);
+      for (let i = 0; i < members.length; i++) {
+        const r = recs[i];
+        if (!r || (types !== undefined && !types.has(r.type))) continue;
+        events.push(r);
+        if (events.length === limit) return { events, next: r.id };
+      }
+      if (members.length < batch) return { events, next: null };
+      max = `(${members[members.length - 1]}`;
+    }
+    return { events, next: idOf(max.slice(1)) };
+  }
+
+  /**
+   * The latest events naming this person (about them, or done by them as an admin or by
+   * themselves), newest first, read through their index (keys.auditOfUser).
+   */
+  async forUser(userId: string, limit = 20): Promise<AuditRecord[]> {
+    return (await this.list({ userId, limit })).events;
+  }
+
+  /**
+   * Erasure (docs/accounts.md): every event about the person goes; an event they did to someone
+   * else stays with the actor `erased`, its IP group dropped and its time kept (`at`), under a new
+   * stream id. Walks the person's index only, a batch at a time, removing from it what is done, so
+   * a retry after a fault goes on where it stopped; then the index goes. Returns how many events
+   * were removed or stripped.
+   */
+  async forget(userId: string): Promise<number> {
+    const idx = this.keys.auditOfUser(userId);
+    let n = 0;
+    for (;;) {
+      const members = await this.redis.zrange(idx, '0', '199');
+      if (members.length === 0) break;
+      const ids = members.map(idOf);
+      const recs = await this.read(ids);
+      const present: string[] = [];
+      for (const r of recs) {
+        if (!r) continue;
+        present.push(r.id);
+        if (r.userId !== userId) await this.strip(r);
+      }
+      if (present.length > 0) await this.redis.xdel(this.keys.audit(), ...present);
+      n += present.length;
+      await this.redis.zrem(idx, ...members);
+    }
+    await this.redis.del(idx);
+    return n;
+  }
+
+  /** An event the erased person did to someone else (or to no one), again without them. */
+  private async strip(r: AuditRecord): Promise<void> {
+    const fields = [
+      'type',
+      r.type,
+      'actor',
+      ERASED_ACTOR,
+      'at',
+      r.at,
+      ...(r.userId !== null ? ['userId', r.userId] : []),
+      ...(r.requestId !== null ? ['requestId', r.requestId] : []),
+      ...(r.client !== null ? ['client', r.client] : []),
+      ...(Object.keys(r.detail).length > 0 ? ['detail', JSON.stringify(r.detail)] : []),
+    ];
+    await this.append(fields, r.userId !== null ? [r.userId] : []);
+    if (r.userId !== null) await this.redis.zrem(this.keys.auditOfUser(r.userId), member(r.id));
+  }
+}
+
+/** A pipeline's results, or its first error thrown. */
+function failOn(res: [Error | null, unknown][] | null): unknown[] {
+  if (res === null) throw new Error('pipeline aborted');
+  for (const [err] of res) if (err) throw err;
+  return res.map(([, v]) => v);
 }
 
 function toRecord(id: string, kv: string[]): AuditRecord {
@@ -141,7 +279,8 @@ function toRecord(id: string, kv: string[]): AuditRecord {
   }
   return {
     id,
-    at: new Date(Number(id.split('-')[0])).toISOString(),
+    // a stripped copy (forget) keeps the time of the event it replaces
+    at: m.get('at') ?? new Date(Number(id.split('-')[0])).toISOString(),
     type: (m.get('type') ?? 'login.failed') as AuditType,
     userId: m.get('userId') ?? null,
     actor: m.get('actor') ?? 'system',

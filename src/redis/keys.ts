@@ -101,6 +101,11 @@ export interface Keys {
   activePinsFigure(): string;
   /** stream: the audit trail (src/accounts/audit.ts), one key for the deployment */
   audit(): string;
+  /**
+   * sorted set: the audit stream ids of the events naming one person (as subject or actor),
+   * scored by time (ms), so their events and their erasure never scan the stream; tag `u<id>`
+   */
+  auditOfUser(userId: string): string;
 }
 
 /**
@@ -151,5 +156,6 @@ export function keys(prefix: string): Keys {
     oidcInteractionLogin: (uid) => `${prefix}:oidc:login:${uid}`,
     activePinsFigure: () => `${prefix}:active-figure`,
     audit: () => `${prefix}:audit`,
+    auditOfUser: (id) => `${prefix}:audit:{u${id}}`,
   };
 }
