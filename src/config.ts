@@ -48,6 +48,8 @@ export interface RateLimitConfig {
   socketEventsPerSecond: number;
   /** wrong admin / metrics credentials per IP group per 15 minutes before 429 */
   adminFailuresPer15Minutes: number;
+  /** admin API requests per actor (an admin, an API key) per minute */
+  adminActionsPerMinute: number;
   /** OpenID authorization and pushed authorization requests per IP group per minute */
   oidcAuthorizePerMinute: number;
   /** OpenID sign-in page views and status polls per IP group per minute */
@@ -904,6 +906,7 @@ function readConfig(env: Env): Config {
       senderMessagesPerMinute: int(env, 'SENDER_MESSAGES_PER_MINUTE', 20, 0, 1e6),
       socketEventsPerSecond: int(env, 'RATE_SOCKET_EVENTS_PER_SECOND', 20, 1, 1e6),
       adminFailuresPer15Minutes: int(env, 'RATE_ADMIN_FAILURES_PER_15_MINUTES', 10, 1, 1e6),
+      adminActionsPerMinute: int(env, 'RATE_ADMIN_ACTIONS_PER_MINUTE', 300, 1, 1e6),
       oidcAuthorizePerMinute: int(env, 'RATE_OIDC_AUTHORIZE_PER_MINUTE', 30, 1, 1e6),
       oidcInteractionPerMinute: int(env, 'RATE_OIDC_INTERACTION_PER_MINUTE', 600, 1, 1e6),
       ipv6PrefixLength: int(env, 'RATE_IPV6_PREFIX', 64, 1, 128),

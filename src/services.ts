@@ -1,3 +1,4 @@
+import { ApiKeys } from './accounts/api-keys.js';
 import { AuditTrail } from './accounts/audit.js';
 import type { Config } from './config.js';
 import { Sessions } from './auth/sessions.js';
@@ -47,6 +48,8 @@ export interface Services {
   health: ChannelHealth;
   /** the audit trail of security-relevant events (docs/accounts.md) */
   audit: AuditTrail;
+  /** the admin API's machine credentials (hashed, scoped, revocable) */
+  apiKeys: ApiKeys;
   /** loads what needs Redis before the first request or job: the generated signing key */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -105,6 +108,7 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     }),
     replicas,
     audit: new AuditTrail(redis, keys, config.audit),
+    apiKeys: new ApiKeys(redis, keys, config.audit.days),
     async ready() {
       tokens.useKeys(await loadKeyRing(config, redis, keys));
     },

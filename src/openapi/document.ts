@@ -65,7 +65,8 @@ const SECURITY: Record<Auth, object> = {
   adminApi: {
     type: 'http',
     scheme: 'bearer',
-    description: "an admin's access token (a person with the `admin` role, signed in through the chat) or an API key with the route's scope (docs/accounts.md)",
+    description:
+      "an admin's access token (a person with the `admin` role, signed in through the chat) or an API key `pak_<id>_<secret>` with the route's scope (docs/accounts.md); requests a browser marks as cross-site are refused",
   },
   metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (or the admin basic-auth login)' },
   verifyToken: { type: 'apiKey', in: 'query', name: 'hub.verify_token', description: 'WEBHOOK_VERIFY_TOKEN' },

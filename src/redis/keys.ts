@@ -106,6 +106,10 @@ export interface Keys {
    * scored by time (ms), so their events and their erasure never scan the stream; tag `u<id>`
    */
   auditOfUser(userId: string): string;
+  /** hash: one API key (src/accounts/api-keys.ts): its name, scopes, secret's SHA-256, who made it, times; tag `k<id>` */
+  apiKey(id: string): string;
+  /** sorted set: every API key's id scored by its creation time (ms), for listing */
+  apiKeys(): string;
 }
 
 /**
@@ -157,5 +161,7 @@ export function keys(prefix: string): Keys {
     activePinsFigure: () => `${prefix}:active-figure`,
     audit: () => `${prefix}:audit`,
     auditOfUser: (id) => `${prefix}:audit:{u${id}}`,
+    apiKey: (id) => `${prefix}:apikey:{k${id}}`,
+    apiKeys: () => `${prefix}:apikeys`,
   };
 }

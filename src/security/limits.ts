@@ -19,7 +19,7 @@ import { remembered } from '../remembered.js';
  */
 export type BudgetName = 'register' | 'check' | 'checkPin' | 'guess';
 /** Limits that spend one budget with no work to tie to it (the OpenID ones: per IP group). */
-export type PlainLimit = 'send' | 'reply' | 'sender' | 'oidcAuthorize' | 'oidcInteraction';
+export type PlainLimit = 'send' | 'reply' | 'sender' | 'oidcAuthorize' | 'oidcInteraction' | 'adminAction';
 export type LimitName = BudgetName | PlainLimit;
 
 interface BudgetSpec {
@@ -106,6 +106,8 @@ export class Limits {
       sender: make('sender', Math.max(1, cfg.senderMessagesPerMinute), 60),
       oidcAuthorize: make('oidcauth', cfg.oidcAuthorizePerMinute, 60),
       oidcInteraction: make('oidcpage', cfg.oidcInteractionPerMinute, 60),
+      // every admin API request, per actor (`admin:<userId>`, `key:<keyId>`): docs/accounts.md
+      adminAction: make('adminact', cfg.adminActionsPerMinute, 60),
     };
     this.templates = {
       register: this.template(['register']),

@@ -1,10 +1,15 @@
 import type { AppRouter } from '../context.js';
 import type { Services } from '../../services.js';
+import { jsonBody } from '../middleware/json-body.js';
 import { adminAccess } from './auth.js';
 import { listEvents } from './events.js';
+import { createKey, listKeys, me, revokeKey } from './keys.js';
 
 /** The admin API's one versioned prefix (docs/accounts.md). */
 export const ADMIN_API = '/admin/api/v1';
+
+/** The admin API's JSON bodies, at most (as the rest of the API's). */
+const ADMIN_BODY_LIMIT = '16kb';
 
 /**
  * Every admin route, each behind adminAccess with the scope it needs; handlers in this folder.
@@ -12,5 +17,12 @@ export const ADMIN_API = '/admin/api/v1';
  */
 export function addAdminRoutes(router: AppRouter, services: Services): void {
   const read = (scope: 'users:read' | 'events:read') => adminAccess(services, scope);
+  const json = jsonBody(ADMIN_BODY_LIMIT);
   router.get(`${ADMIN_API}/events`, read('events:read'), listEvents(services));
+  // who is calling; the API keys, managed only by an admin signed in (never by a key)
+  router.get(`${ADMIN_API}/me`, adminAccess(services, 'any'), me());
+  const keyAdmin = adminAccess(services, 'session');
+  router.get(`${ADMIN_API}/keys`, keyAdmin, listKeys(services));
+  router.post(`${ADMIN_API}/keys`, keyAdmin, json, createKey(services));
+  router.delete(`${ADMIN_API}/keys/:id`, keyAdmin, revokeKey(services));
 }
