@@ -182,6 +182,39 @@ describe('openapi: real responses match the document', function () {
     const bad = await get(stack.url, '/admin/api/v1/events?type=nonsense', admin.token);
     expect(bad.status).to.equal(400);
     conforms('get', '/admin/api/v1/events', bad);
+
+    // the caller, and the API keys: made, listed, used, revoked (docs/accounts.md, "Who may do it")
+    conforms('get', '/admin/api/v1/me', await get(stack.url, '/admin/api/v1/me', admin.token));
+    conforms('get', '/admin/api/v1/me', await get(stack.url, '/admin/api/v1/me'));
+    const made = await post<{ key: { id: string }; secret: string }>(
+      stack.url,
+      '/admin/api/v1/keys',
+      { name: 'openapi', scopes: ['events:read'] },
+      admin.token,
+    );
+    expect(made.status, made.text).to.equal(200);
+    conforms('post', '/admin/api/v1/keys', made);
+    const badKey = await post(stack.url, '/admin/api/v1/keys', { name: 'openapi', scopes: ['root'] }, admin.token);
+    expect(badKey.status).to.equal(400);
+    conforms('post', '/admin/api/v1/keys', badKey);
+    conforms('get', '/admin/api/v1/keys', await get(stack.url, '/admin/api/v1/keys', admin.token));
+    const asKey = await get(stack.url, '/admin/api/v1/me', made.body.secret);
+    expect(asKey.status).to.equal(200);
+    conforms('get', '/admin/api/v1/me', asKey);
+    const keyMintsKey = await post(stack.url, '/admin/api/v1/keys', { name: 'nope', scopes: ['events:read'] }, made.body.secret);
+    expect(keyMintsKey.status).to.equal(403);
+    conforms('post', '/admin/api/v1/keys', keyMintsKey);
+    conforms('get', '/admin/api/v1/keys', await get(stack.url, '/admin/api/v1/keys', made.body.secret));
+    conforms('delete', '/admin/api/v1/keys/{id}', await request(stack.url, 'DELETE', `/admin/api/v1/keys/${made.body.key.id}`, { token: admin.token }));
+    const revoked = await get(stack.url, '/admin/api/v1/me', made.body.secret);
+    expect(revoked.status).to.equal(401);
+    conforms('get', '/admin/api/v1/me', revoked);
+    const unknownKey = await request(stack.url, 'DELETE', '/admin/api/v1/keys/0123456789abcdef', { token: admin.token });
+    expect(unknownKey.status).to.equal(404);
+    conforms('delete', '/admin/api/v1/keys/{id}', unknownKey);
+    const malformedKey = await request(stack.url, 'DELETE', '/admin/api/v1/keys/nope', { token: admin.token });
+    expect(malformedKey.status).to.equal(400);
+    conforms('delete', '/admin/api/v1/keys/{id}', malformedKey);
   });
 
   it('serves the reference page and its assets from the service (no CDN)', async function () {
