@@ -1,5 +1,7 @@
 import { ApiKeys } from './accounts/api-keys.js';
 import { AuditTrail } from './accounts/audit.js';
+import { Directory } from './accounts/directory.js';
+import { AccountRoles } from './accounts/roles.js';
 import type { Config } from './config.js';
 import { Sessions } from './auth/sessions.js';
 import { loadKeyRing } from './auth/key-ring.js';
@@ -50,6 +52,10 @@ export interface Services {
   audit: AuditTrail;
   /** the admin API's machine credentials (hashed, scoped, revocable) */
   apiKeys: ApiKeys;
+  /** who there is: search by identifier or name, newest first (src/accounts/directory.ts) */
+  directory: Directory;
+  /** a person's roles, changed and audited (src/accounts/roles.ts) */
+  roles: AccountRoles;
   /** loads what needs Redis before the first request or job: the generated signing key */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -85,6 +91,7 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     collectRetrySeconds: config.collectRetrySeconds,
     policy: config.registration,
   });
+  const audit = new AuditTrail(redis, keys, config.audit);
   return {
     config,
     log,
@@ -109,6 +116,9 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     replicas,
     audit: new AuditTrail(redis, keys, config.audit),
     apiKeys: new ApiKeys(redis, keys, config.audit.days),
+    audit,
+    directory: new Directory(redis, scripts, keys),
+    roles: new AccountRoles(redis, scripts, keys, audit, log),
     async ready() {
       tokens.useKeys(await loadKeyRing(config, redis, keys));
     },

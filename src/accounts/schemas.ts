@@ -104,4 +104,114 @@ export const adminOkSchema = {
   type: 'object',
   properties: { success: { const: true } },
   required: ['success'],
+// --- people: the directory, one person, their sessions and roles (src/http/admin-api/users.ts) ---
+
+const isoTime = { type: 'string', format: 'date-time' } as const;
+const roleName = { type: 'string', pattern: '^[a-z][a-z0-9_.-]{0,31}$', description: 'a role name (docs/accounts.md, "Roles")' } as const;
+
+export const userSummarySchema = {
+  type: 'object',
+  description: 'A person as a list shows them',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    surname: { type: 'string' },
+    phone: { ...nullableStr, description: 'canonical E.164; null when the account has none (known by LID or BSUID alone)' },
+    roles: { type: 'array', items: { type: 'string' } },
+    blocked: { type: 'boolean' },
+    createdAt: isoTime,
+    lastLoginAt: { type: ['string', 'null'], description: 'the last sign-in (ISO 8601); null when none is known' },
+  },
+  required: ['id', 'name', 'surname', 'phone', 'roles', 'blocked', 'createdAt', 'lastLoginAt'],
+} as const;
+
+export const adminSessionSchema = {
+  type: 'object',
+  description: "One of the person's sessions: an app session of this service's tokens, or an OpenID login of an app",
+  properties: {
+    id: { type: 'string', description: "for DELETE /admin/api/v1/users/{id}/sessions/{sid}; an OpenID login's starts with `oidc.`" },
+    kind: { type: 'string', enum: ['app', 'oidc'] },
+    client: {
+      type: ['object', 'null'],
+      description: 'the app an OpenID login is for; null for an app session',
+      properties: { id: { type: 'string' }, name: { type: 'string' } },
+      required: ['id', 'name'],
+    },
+    createdAt: isoTime,
+    lastUsedAt: { ...isoTime, description: 'the last sign-in or token refresh (an OpenID login: its last code or token)' },
+    expiresAt: isoTime,
+    device: { type: 'string' },
+    ip: { type: 'string', description: 'the signing-in address, host part masked' },
+  },
+  required: ['id', 'kind', 'client', 'createdAt', 'lastUsedAt', 'expiresAt', 'device', 'ip'],
+} as const;
+
+export const userListSchema = {
+  type: 'object',
+  properties: {
+    success: { const: true },
+    users: { type: 'array', items: userSummarySchema },
+    next: { ...nullableStr, description: 'the cursor of the next page; null at the end' },
+  },
+  required: ['success', 'users', 'next'],
+} as const;
+
+export const userDetailSchema = {
+  type: 'object',
+  properties: {
+    success: { const: true },
+    user: {
+      type: 'object',
+      description: 'A person in full: the summary, their identifiers, block, sessions and the latest events about them',
+      properties: {
+        ...userSummarySchema.properties,
+        identifiers: {
+          type: 'array',
+          description: 'the linked identifiers (`phone`, `lid`, `bsuid`) and the WhatsApp `username` (shown, never looked up)',
+          items: { type: 'object', properties: { kind: { type: 'string' }, value: { type: 'string' } }, required: ['kind', 'value'] },
+        },
+        blockedAt: nullableStr,
+        blockedBy: { ...nullableStr, description: 'the actor who blocked the person' },
+        blockReason: nullableStr,
+        sessions: { type: 'array', items: adminSessionSchema },
+        events: { type: 'array', items: auditRecordSchema, description: 'the latest 20, newest first' },
+      },
+      required: [...userSummarySchema.required, 'identifiers', 'blockedAt', 'blockedBy', 'blockReason', 'sessions', 'events'],
+    },
+  },
+  required: ['success', 'user'],
+} as const;
+
+export const adminSessionListSchema = {
+  type: 'object',
+  properties: { success: { const: true }, sessions: { type: 'array', items: adminSessionSchema } },
+  required: ['success', 'sessions'],
+} as const;
+
+export const sessionEndedSchema = {
+  type: 'object',
+  properties: { success: { const: true }, closed: { type: 'integer', minimum: 0, description: 'sessions closed, OpenID logins included' } },
+  required: ['success', 'closed'],
+} as const;
+
+export const rolesAnswerSchema = {
+  type: 'object',
+  properties: { success: { const: true }, roles: { type: 'array', items: { type: 'string' }, description: 'the roles after the change, `user` first' } },
+  required: ['success', 'roles'],
+} as const;
+
+/** PUT /admin/api/v1/users/:id/roles */
+export const setRolesBodySchema = {
+  type: 'object',
+  properties: { roles: { type: 'array', items: roleName, maxItems: 16, description: '`user` is added when missing' } },
+  required: ['roles'],
+  additionalProperties: false,
+} as const;
+
+/** POST /admin/api/v1/users/:id/roles */
+export const addRoleBodySchema = {
+  type: 'object',
+  properties: { role: roleName },
+  required: ['role'],
+  additionalProperties: false,
 } as const;

@@ -3,6 +3,7 @@ import type { Configuration, default as Provider, KoaContextWithOIDC } from 'oid
 import type { OidcConfig } from '../config.js';
 import { redisFault, toAppError, type AppError } from '../errors.js';
 import type { Services } from '../services.js';
+import { parseRoles } from '../auth/roles.js';
 import { redisAdapterFactory } from './adapter.js';
 import { escapeHtml, renderMessagePage } from '../demo/page.js';
 import { BRAND_METADATA, brandOf } from './branding.js';
@@ -82,11 +83,13 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
     jwks: { keys: ring.signingJwks() },
     enabledJWA: { idTokenSigningAlgValues: ['ES256', 'EdDSA'] },
     cookies: { keys: cookieKeys(services, oidc) },
-    scopes: ['openid', 'offline_access', 'profile', 'phone'],
+    scopes: ['openid', 'offline_access', 'profile', 'phone', 'roles'],
     claims: {
       openid: ['sub'],
       profile: ['name', 'given_name', 'family_name'],
       phone: ['phone_number', 'phone_number_verified'],
+      // the account's roles as stored now (docs/accounts.md, "Roles"), for a client that asks for scope `roles`
+      roles: ['roles'],
     },
     async findAccount(_ctx, sub) {
       const user = await redis.hgetall(keys.user(sub));
@@ -101,6 +104,7 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
           // only when the account has a phone (someone known by LID or user id alone has none);
           // the number is one a login message came from: WhatsApp vouched for it
           ...(user.phone ? { phone_number: user.phone, phone_number_verified: true } : {}),
+          roles: parseRoles(user.roles, ['user']),
         }),
       };
     },

@@ -108,3 +108,170 @@ export const ADMIN_ROUTES: RouteDoc[] = [
     errors: ['VALIDATION_ERROR', 'AUTHENTICATION_FAILED', 'FORBIDDEN', 'NOT_FOUND', 'RATE_LIMITED', 'NETWORK_ERROR'],
   },
 ];
+
+const PERSON = 'gXH0aZyOJJFU5t-wQwvazg';
+const summaryExample = {
+  id: PERSON,
+  name: 'Ana',
+  surname: 'Silva',
+  phone: '+5511987654321',
+  roles: ['user'],
+  blocked: false,
+  createdAt: '2025-11-02T14:03:11.000Z',
+  lastLoginAt: '2025-12-01T21:00:00.000Z',
+};
+const sessionExample = {
+  id: 'Xq3vT0cYb2l9dQm8aN1e4w',
+  kind: 'app',
+  client: null,
+  createdAt: '2025-12-01T21:00:00.000Z',
+  lastUsedAt: '2025-12-01T21:14:00.000Z',
+  expiresAt: '2025-12-31T21:14:00.000Z',
+  device: 'Firefox on Android',
+  ip: '203.0.113.x',
+};
+const oidcSessionExample = {
+  id: 'oidc.Wm2kP8sJx0QyH5cV7nLr3a',
+  kind: 'oidc',
+  client: { id: 'shop', name: 'The Shop' },
+  createdAt: '2025-11-20T09:30:00.000Z',
+  lastUsedAt: '2025-12-01T08:00:00.000Z',
+  expiresAt: '2025-12-20T09:30:00.000Z',
+  device: 'Chrome on Windows',
+  ip: '198.51.100.x',
+};
+const userParam = { id: "the person's user id" };
+const peopleErrors = ['VALIDATION_ERROR', 'AUTHENTICATION_FAILED', 'FORBIDDEN', 'NOT_FOUND', 'RATE_LIMITED', 'NETWORK_ERROR'] as const;
+const rolesAnswer = { description: 'the roles after the change', schema: res.rolesAnswerSchema };
+
+/** The people routes (src/http/admin-api/users.ts). */
+const PEOPLE_ROUTES: RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/admin/api/v1/users',
+    tag: 'accounts',
+    summary: 'Find people: by user id, phone (any format), LID, BSUID or name prefix; everyone newest first without `q`',
+    description:
+      'An identifier (an exact user id, a phone in any format, canonicalised; a LID, digits with or without `@lid`; a BSUID) answers the people it is linked to, on one page. Anything else is a case- and accent-insensitive prefix of the name or the surname, in name order. Without `q`: everyone, newest first. Pages are `limit` long; `next` is the cursor of the next.',
+    auth: 'adminApi',
+    query: { q: 'an identifier or the start of a name; at most 200 characters', cursor: "the previous page's `next`", limit: '1..100, default 20' },
+    example: {
+      query: { q: 'ana', limit: '20' },
+      ok: { success: true, users: [summaryExample], next: null },
+    },
+    ok: { description: 'one page of people', schema: res.userListSchema },
+    errors: ['VALIDATION_ERROR', 'AUTHENTICATION_FAILED', 'FORBIDDEN', 'RATE_LIMITED', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'get',
+    path: '/admin/api/v1/users/:id',
+    tag: 'accounts',
+    summary: 'One person: identifiers, roles, block, created, last sign-in, app and OpenID sessions, the latest 20 events',
+    auth: 'adminApi',
+    params: userParam,
+    example: {
+      params: { id: PERSON },
+      ok: {
+        success: true,
+        user: {
+          ...summaryExample,
+          identifiers: [
+            { kind: 'phone', value: '+5511987654321' },
+            { kind: 'lid', value: '123456789012345' },
+          ],
+          blockedAt: null,
+          blockedBy: null,
+          blockReason: null,
+          sessions: [oidcSessionExample, sessionExample],
+          events: [
+            {
+              id: '1764622800000-0',
+              at: '2025-12-01T21:00:00.000Z',
+              type: 'login.succeeded',
+              userId: PERSON,
+              actor: 'system',
+              requestId: null,
+              ipGroup: null,
+              client: 'evolution:main',
+              detail: {},
+            },
+          ],
+        },
+      },
+    },
+    ok: { description: 'the person', schema: res.userDetailSchema },
+    errors: [...peopleErrors],
+  },
+  {
+    method: 'get',
+    path: '/admin/api/v1/users/:id/sessions',
+    tag: 'accounts',
+    summary: "The person's app sessions and OpenID logins, oldest first",
+    auth: 'adminApi',
+    params: userParam,
+    example: { params: { id: PERSON }, ok: { success: true, sessions: [oidcSessionExample, sessionExample] } },
+    ok: { description: 'their sessions', schema: res.adminSessionListSchema },
+    errors: [...peopleErrors],
+  },
+  {
+    method: 'delete',
+    path: '/admin/api/v1/users/:id/sessions/:sid',
+    tag: 'accounts',
+    summary: "Ends one of the person's sessions (an OpenID login by its `oidc.` id); audited as `session.ended`",
+    auth: 'adminApi',
+    params: { ...userParam, sid: 'a session id of GET /admin/api/v1/users/{id}/sessions' },
+    example: { params: { id: PERSON, sid: sessionExample.id }, ok: { success: true, closed: 1 } },
+    ok: { description: 'the session is closed: its tokens are refused from now on', schema: res.sessionEndedSchema },
+    errors: [...peopleErrors, 'SESSION_NOT_FOUND'],
+  },
+  {
+    method: 'delete',
+    path: '/admin/api/v1/users/:id/sessions',
+    tag: 'accounts',
+    summary: 'Signs the person out everywhere: every app session and OpenID login; audited as `session.ended`',
+    auth: 'adminApi',
+    params: userParam,
+    example: { params: { id: PERSON }, ok: { success: true, closed: 2 } },
+    ok: { description: 'how many were closed', schema: res.sessionEndedSchema },
+    errors: [...peopleErrors],
+  },
+  {
+    method: 'put',
+    path: '/admin/api/v1/users/:id/roles',
+    tag: 'accounts',
+    summary: "Sets the person's roles (`user` always kept); audited as `account.roles-changed`",
+    description:
+      'Role names: a lower-case letter, then up to 31 lower-case letters, digits, `_`, `.` or `-`; at most 16 roles with `user`. Tokens issued from now on carry them, a session at its next refresh, OpenID clients in the `roles` claim (scope `roles`). Giving or taking `admin` needs an admin signed in (not an API key).',
+    auth: 'adminApi',
+    params: userParam,
+    body: res.setRolesBodySchema,
+    example: { params: { id: PERSON }, body: { roles: ['user', 'support'] }, ok: { success: true, roles: ['user', 'support'] } },
+    ok: rolesAnswer,
+    errors: [...peopleErrors],
+  },
+  {
+    method: 'post',
+    path: '/admin/api/v1/users/:id/roles',
+    tag: 'accounts',
+    summary: 'Gives the person one role; audited as `account.roles-changed`',
+    auth: 'adminApi',
+    params: userParam,
+    body: res.addRoleBodySchema,
+    example: { params: { id: PERSON }, body: { role: 'support' }, ok: { success: true, roles: ['user', 'support'] } },
+    ok: rolesAnswer,
+    errors: [...peopleErrors],
+  },
+  {
+    method: 'delete',
+    path: '/admin/api/v1/users/:id/roles/:role',
+    tag: 'accounts',
+    summary: 'Takes one role from the person (never `user`); audited as `account.roles-changed`',
+    auth: 'adminApi',
+    params: { ...userParam, role: 'the role name' },
+    example: { params: { id: PERSON, role: 'support' }, ok: { success: true, roles: ['user'] } },
+    ok: rolesAnswer,
+    errors: [...peopleErrors],
+  },
+];
+
+ADMIN_ROUTES.push(...PEOPLE_ROUTES);

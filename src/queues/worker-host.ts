@@ -1,3 +1,4 @@
+import type { Directory } from '../accounts/directory.js';
 import type { ChannelHealth } from '../messaging/health.js';
 import { Worker, type Processor } from 'bullmq';
 import { Cluster } from 'ioredis';
@@ -28,6 +29,8 @@ export interface WorkerHooks extends InboundHooks {
 
 /** What the workers use of the process's services (services.ts's bag has it). */
 export interface WorkerServices extends InboundServices, ExpiryServices {
+  /** indexed at start for the accounts made before it (backfill) */
+  directory: Pick<Directory, 'index' | 'backfill'>;
   /** delivery records the outbound worker writes */
   delivery: DeliveryTracker;
   /** where a send error meaning the number is banned takes it out of rotation */
@@ -119,11 +122,21 @@ export function startWorkers(services: WorkerServices, hooks: WorkerHooks = {}):
   ];
 
   const stopSafetySweep = startSafetySweep(services, notifier, SAFETY_SWEEP_MS, hooks.onExpired);
+  // the accounts made before the directory: indexed once per deployment (accounts/directory.ts)
+  let closing = false;
+  const backfill = services.directory
+    .backfill({ stop: () => closing })
+    .then((n) => {
+      if (n > 0) log.info('directory: accounts made before it indexed', { accounts: n });
+    })
+    .catch((err: unknown) => log.warn('directory: backfill stopped; the next start runs it again', { error: String(err) }));
 
   return {
     workers,
     async close(timeoutMs: number) {
       stopSafetySweep();
+      closing = true;
+      await backfill;
       const graceful = Promise.all(workers.map((w) => w.close()));
       const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
       if ((await Promise.race([graceful.then(() => 'done' as const), timer])) === 'timeout') {

@@ -110,6 +110,16 @@ export interface Keys {
   apiKey(id: string): string;
   /** sorted set: every API key's id scored by its creation time (ms), for listing */
   apiKeys(): string;
+   * the directory (src/accounts/directory.ts), one tag `{d}` for the deployment so one script
+   * updates it whole: sorted set of user ids scored by creation time (ms)
+   */
+  directoryCreated(): string;
+  /** the directory: sorted set (all scores 0) of `<folded name>\0<user id>`, for name-prefix search by lex range */
+  directoryNames(): string;
+  /** the directory: hash user id → the JSON array of its entries in directoryNames (so a rename or an erase finds them) */
+  directoryEntries(): string;
+  /** the directory: set once the accounts made before it were indexed (directory.ts, backfill) */
+  directoryBackfilled(): string;
 }
 
 /**
@@ -163,5 +173,9 @@ export function keys(prefix: string): Keys {
     auditOfUser: (id) => `${prefix}:audit:{u${id}}`,
     apiKey: (id) => `${prefix}:apikey:{k${id}}`,
     apiKeys: () => `${prefix}:apikeys`,
+    directoryCreated: () => `${prefix}:dir:{d}:created`,
+    directoryNames: () => `${prefix}:dir:{d}:names`,
+    directoryEntries: () => `${prefix}:dir:{d}:entries`,
+    directoryBackfilled: () => `${prefix}:dir:{d}:backfilled`,
   };
 }

@@ -198,6 +198,8 @@ const DEFS = {
     }
     return rows;
   }),
+  'directory-index': def(3, count),
+  'set-roles': def(1, (raw) => one(list(raw)[0] ?? '', ['ok', 'nouser', 'changed'] as const, 'set-roles')),
 } satisfies Record<string, ScriptDef<unknown>>;
 
 function decodeClaim(raw: unknown): ClaimReply {

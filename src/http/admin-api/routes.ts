@@ -4,12 +4,13 @@ import { jsonBody } from '../middleware/json-body.js';
 import { adminAccess } from './auth.js';
 import { listEvents } from './events.js';
 import { createKey, listKeys, me, revokeKey } from './keys.js';
+import { addRole, endUserSession, endUserSessions, getUser, listUserSessions, listUsers, removeRole, setRoles } from './users.js';
 
 /** The admin API's one versioned prefix (docs/accounts.md). */
 export const ADMIN_API = '/admin/api/v1';
 
-/** The admin API's JSON bodies, at most (as the rest of the API's). */
-const ADMIN_BODY_LIMIT = '16kb';
+/** The admin API's JSON bodies (as the rest of the API's, routes.ts). */
+export const ADMIN_BODY_LIMIT = '16kb';
 
 /**
  * Every admin route, each behind adminAccess with the scope it needs; handlers in this folder.
@@ -25,4 +26,15 @@ export function addAdminRoutes(router: AppRouter, services: Services): void {
   router.get(`${ADMIN_API}/keys`, keyAdmin, listKeys(services));
   router.post(`${ADMIN_API}/keys`, keyAdmin, json, createKey(services));
   router.delete(`${ADMIN_API}/keys/:id`, keyAdmin, revokeKey(services));
+  const write = adminAccess(services, 'users:write');
+
+  // people (users.ts): the directory, one person, their sessions and roles
+  router.get(`${ADMIN_API}/users`, read('users:read'), listUsers(services));
+  router.get(`${ADMIN_API}/users/:id`, read('users:read'), getUser(services));
+  router.get(`${ADMIN_API}/users/:id/sessions`, read('users:read'), listUserSessions(services));
+  router.delete(`${ADMIN_API}/users/:id/sessions/:sid`, write, endUserSession(services));
+  router.delete(`${ADMIN_API}/users/:id/sessions`, write, endUserSessions(services));
+  router.put(`${ADMIN_API}/users/:id/roles`, write, json, setRoles(services));
+  router.post(`${ADMIN_API}/users/:id/roles`, write, json, addRole(services));
+  router.delete(`${ADMIN_API}/users/:id/roles/:role`, write, removeRole(services));
 }

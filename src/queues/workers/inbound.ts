@@ -2,6 +2,7 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { LoginProcessor, type IdentityChanges, type LoginOutcome } from '../../auth/login.js';
 import type { Sessions } from '../../auth/sessions.js';
 import type { TokenService } from '../../auth/tokens.js';
+import type { Directory } from '../../accounts/directory.js';
 import type { Config } from '../../config.js';
 import { identitiesOf } from '../../identity/identities.js';
 import { emojiFromChat } from '../../chat/pin-text.js';
@@ -47,6 +48,8 @@ export interface InboundServices {
   sessions: Sessions;
   limits: Limits;
   replicas: ReplicaBarrier;
+  /** the admin API's directory: the account is indexed after each sign-in (accounts/directory.ts) */
+  directory: Pick<Directory, 'index'>;
 }
 
 /** The sender fields an edit may lack and takes from the message it edits. */
@@ -140,6 +143,11 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
         log.info('login', { pinId: result.pinId, userId: result.result.user.id, ...meta });
         identityChanged(result.result.user.id, result.identity, meta);
         await replies.answer(message, { kind: 'signed-in' });
+        // after the person heard: a new account (or one made before the directory) becomes findable;
+        // idempotent, and a failure is logged, never the login's (the next sign-in indexes it)
+        await services.directory
+          .index(result.result.user.id)
+          .catch((err: unknown) => log.warn('directory: account not indexed', { userId: result.result.user.id, error: String(err), ...meta }));
         break;
       case 'confirmation-asked': {
         notifier.awaitingConfirmation(result.pinHash, result.pinId);

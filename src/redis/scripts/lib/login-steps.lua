@@ -251,6 +251,8 @@ LOGIN_STEPS.user = {
     if s.uname and s.uname ~= '' then redis.call('HSET', uk, 'username', s.uname) end
     if redis.call('EXISTS', sk) == 0 then
       redis.call('HSET', sk, 'u', s.uid, 'r', s.rj, 'c', now, 'l', now, 'o', s.origin)
+      -- the last sign-in, as the admin API's directory shows it (src/accounts/directory.ts)
+      redis.call('HSET', uk, 'lastLoginAt', now)
       redis.call('PEXPIRE', sk, s.sessTtl)
       -- the index: expired members trimmed here, the oldest closed past the cap
       redis.call('ZREMRANGEBYSCORE', ik, '-inf', now)
