@@ -156,7 +156,7 @@ const PEOPLE_ROUTES: RouteDoc[] = [
     auth: 'adminApi',
     query: { q: 'an identifier or the start of a name; at most 200 characters', cursor: "the previous page's `next`", limit: '1..100, default 20' },
     example: {
-      query: { q: 'ana', limit: '20' },
+      query: { q: 'ana', cursor: 'eyJrIjoibiIsIm0iOiJhbmEgc2lsdmFcdTAwMDBnWEgwYVp5T0pKRlU1dC13UXd2YXpnIn0', limit: '20' },
       ok: { success: true, users: [summaryExample], next: null },
     },
     ok: { description: 'one page of people', schema: res.userListSchema },

@@ -1,5 +1,6 @@
 import { Ajv } from 'ajv';
 import { expect } from 'chai';
+import { decodeJwt } from 'jose';
 import { buildOpenApi } from '../../src/openapi/document.js';
 import { fullLogin, randomEmoji, randomPhone, randomPin, sendChat } from '../helpers/flow.js';
 import { evolutionMessage } from '../helpers/gateway.js';
@@ -215,6 +216,33 @@ describe('openapi: real responses match the document', function () {
     const malformedKey = await request(stack.url, 'DELETE', '/admin/api/v1/keys/nope', { token: admin.token });
     expect(malformedKey.status).to.equal(400);
     conforms('delete', '/admin/api/v1/keys/{id}', malformedKey);
+    // people (src/http/admin-api/users.ts): found, shown, their sessions and roles
+    const people = '/admin/api/v1/users';
+    const id = login.user.id;
+    const sid = String(decodeJwt(login.token).sid);
+    const answer = async (method: string, doc: string, path: string, status: number, opts: { json?: unknown; token?: string } = {}) => {
+      const res = await request(stack.url, method.toUpperCase(), path, { token: admin.token, ...opts });
+      expect(res.status, `${method} ${path}: ${res.text}`).to.equal(status);
+      conforms(method, doc, res);
+    };
+    await answer('get', people, `${people}?q=${encodeURIComponent(login.user.id)}`, 200);
+    await answer('get', people, `${people}?limit=1`, 200);
+    await answer('get', people, `${people}?limit=0`, 400);
+    await answer('get', people, people, 403, { token: login.token });
+    await answer('get', `${people}/{id}`, `${people}/${id}`, 200);
+    await answer('get', `${people}/{id}`, `${people}/noSuchPerson0000000000`, 404);
+    await answer('get', `${people}/{id}/sessions`, `${people}/${id}/sessions`, 200);
+    await answer('get', `${people}/{id}/sessions`, `${people}/bad`, 400);
+    await answer('put', `${people}/{id}/roles`, `${people}/${id}/roles`, 200, { json: { roles: ['support'] } });
+    await answer('put', `${people}/{id}/roles`, `${people}/${id}/roles`, 400, { json: { roles: ['Not A Role'] } });
+    await answer('post', `${people}/{id}/roles`, `${people}/${id}/roles`, 200, { json: { role: 'billing' } });
+    await answer('post', `${people}/{id}/roles`, `${people}/noSuchPerson0000000000/roles`, 404, { json: { role: 'billing' } });
+    await answer('delete', `${people}/{id}/roles/{role}`, `${people}/${id}/roles/support`, 200);
+    await answer('delete', `${people}/{id}/roles/{role}`, `${people}/${id}/roles/user`, 400);
+    await answer('delete', `${people}/{id}/sessions/{sid}`, `${people}/${id}/sessions/noSuchSession`, 404);
+    await answer('delete', `${people}/{id}/sessions/{sid}`, `${people}/${id}/sessions/${sid}`, 200);
+    await answer('delete', `${people}/{id}/sessions`, `${people}/${id}/sessions`, 200);
+    await answer('delete', `${people}/{id}/sessions`, `${people}/${id}/sessions`, 401, { token: undefined });
   });
 
   it('serves the reference page and its assets from the service (no CDN)', async function () {
