@@ -114,9 +114,8 @@ export function createServices(config: Config, log: Logger, role: string): Servi
       pathSecret: config.webhookPathSecret,
     }),
     replicas,
-    audit: new AuditTrail(redis, keys, config.audit),
-    apiKeys: new ApiKeys(redis, keys, config.audit.days),
     audit,
+    apiKeys: new ApiKeys(redis, keys, config.audit.days),
     directory: new Directory(redis, scripts, keys),
     roles: new AccountRoles(redis, scripts, keys, audit, log),
     async ready() {

@@ -104,6 +104,8 @@ export const adminOkSchema = {
   type: 'object',
   properties: { success: { const: true } },
   required: ['success'],
+} as const;
+
 // --- people: the directory, one person, their sessions and roles (src/http/admin-api/users.ts) ---
 
 const isoTime = { type: 'string', format: 'date-time' } as const;

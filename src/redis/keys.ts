@@ -110,6 +110,7 @@ export interface Keys {
   apiKey(id: string): string;
   /** sorted set: every API key's id scored by its creation time (ms), for listing */
   apiKeys(): string;
+  /**
    * the directory (src/accounts/directory.ts), one tag `{d}` for the deployment so one script
    * updates it whole: sorted set of user ids scored by creation time (ms)
    */

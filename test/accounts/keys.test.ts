@@ -345,7 +345,7 @@ describe('accounts: API keys and the admin door (who may do it)', function () {
   it('wrong credentials are 401 and audited (reason, IP group, request id), never with what was presented', async function () {
     const { id, secret } = await door.cliKey('to tamper', 'users:read');
     const tampered = `pak_${id}_${'A'.repeat(43)}`;
-    const wrong = [tampered, 'pak_0123456789abcdef_' + 'B'.repeat(43), 'pak_short', 'not.a.jwt', secret.toUpperCase()];
+    const wrong = [tampered, `pak_0123456789abcdef_${'B'.repeat(43)}`, 'pak_short', 'not.a.jwt', secret.toUpperCase()];
     for (const credential of wrong) {
       const r = await door.call('GET', `${API}/me`, credential, { headers: { 'x-request-id': `bad-${wrong.indexOf(credential)}` } });
       expect(r.status, credential).to.equal(401);
