@@ -365,6 +365,13 @@ describe('accounts: people (directory, sessions, roles)', function () {
         headers: { 'content-type': 'text/plain' },
       });
       expect(notJson.status).to.equal(400);
+      const huge = await call('PUT', `/users/${id}/roles`, { json: { roles: ['a'], pad: 'x'.repeat(20_000) } });
+      expect(huge.status).to.equal(413);
+      for (const path of [`/users/${id}/roles/..%2Fadmin`, `/users/${id}/roles/admin%00`, `/users/..%2F${id}/roles/x`]) {
+        expect((await call('DELETE', path)).status, path).to.be.oneOf([400, 404]);
+      }
+      // a role the person does not have: nothing changes, nothing is audited
+      expect((await call('DELETE', `/users/${id}/roles/never-had`)).body.roles).to.deep.equal(['user', 'billing']);
       expect((await call('POST', '/users/noSuchPerson0000000000/roles', { json: { role: 'x' } })).status).to.equal(404);
       // a person can't give themselves a role
       expect((await call('POST', `/users/${id}/roles`, { json: { role: 'admin' }, token: login.token })).status).to.equal(403);
