@@ -373,6 +373,20 @@ describe('accounts: people (directory, sessions, roles)', function () {
       // a role the person does not have: nothing changes, nothing is audited
       expect((await call('DELETE', `/users/${id}/roles/never-had`)).body.roles).to.deep.equal(['user', 'billing']);
       expect((await call('POST', '/users/noSuchPerson0000000000/roles', { json: { role: 'x' } })).status).to.equal(404);
+      // machines: a read key finds people but changes nothing; a write key gives roles, never admin
+      const key = async (scopes: string[]): Promise<string> => {
+        const made = await post<{ secret: string }>(stack.url, `${api}/keys`, { name: `people-${scopes.join('-')}`, scopes }, adminToken);
+        expect(made.status, made.text).to.equal(200);
+        return made.body.secret;
+      };
+      const [reader, writer] = [await key(['users:read']), await key(['users:write'])];
+      expect((await call('GET', `/users?q=${id}`, { token: reader })).status).to.equal(200);
+      expect((await call('POST', `/users/${id}/roles`, { json: { role: 'support' }, token: reader })).status).to.equal(403);
+      expect((await call('DELETE', `/users/${id}/sessions`, { token: reader })).status).to.equal(403);
+      expect((await call('POST', `/users/${id}/roles`, { json: { role: 'admin' }, token: writer })).status).to.equal(403);
+      expect((await call('PUT', `/users/${id}/roles`, { json: { roles: ['admin'] }, token: writer })).status).to.equal(403);
+      expect((await call('GET', `/users/${id}`, { token: writer })).status, 'write is not read').to.equal(403);
+      expect((await call('GET', `/users/${id}/sessions`, { token: adminToken })).status).to.equal(200);
       // a person can't give themselves a role
       expect((await call('POST', `/users/${id}/roles`, { json: { role: 'admin' }, token: login.token })).status).to.equal(403);
       // the session's next refresh carries the roles, and so does the next sign-in
