@@ -216,6 +216,7 @@ describe('openapi: real responses match the document', function () {
     const malformedKey = await request(stack.url, 'DELETE', '/admin/api/v1/keys/nope', { token: admin.token });
     expect(malformedKey.status).to.equal(400);
     conforms('delete', '/admin/api/v1/keys/{id}', malformedKey);
+
     // people (src/http/admin-api/users.ts): found, shown, their sessions and roles
     const people = '/admin/api/v1/users';
     const id = login.user.id;

@@ -9,8 +9,8 @@ import { addRole, endUserSession, endUserSessions, getUser, listUserSessions, li
 /** The admin API's one versioned prefix (docs/accounts.md). */
 export const ADMIN_API = '/admin/api/v1';
 
-/** The admin API's JSON bodies (as the rest of the API's, routes.ts). */
-export const ADMIN_BODY_LIMIT = '16kb';
+/** The admin API's JSON bodies, at most (as the rest of the API's). */
+const ADMIN_BODY_LIMIT = '16kb';
 
 /**
  * Every admin route, each behind adminAccess with the scope it needs; handlers in this folder.
