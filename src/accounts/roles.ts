@@ -30,6 +30,8 @@ export type RoleChange = { op: 'set'; roles: readonly string[] } | { op: 'add'; 
 export interface RoleMeta {
   requestId?: string;
   ipGroup?: string;
+  /** facts added to the audit record's detail (the command line's `via: cli`) */
+  detail?: Record<string, string>;
 }
 
 function invalid(field: string, message: string): AppError {
@@ -75,8 +77,8 @@ export class AccountRoles {
 
   /**
    * Applies a change as `actor`; the roles after it. NOT_FOUND for an unknown user; FORBIDDEN
-   * when the change gives or takes `admin` and the actor is not an admin signed in (an API key
-   * can't make admins). Audited when the roles changed.
+   * when the change gives or takes `admin` and the actor is neither an admin signed in nor the
+   * command line (an API key can't make admins). Audited when the roles changed.
    */
   async change(userId: string, change: RoleChange, actor: Actor, meta: RoleMeta = {}): Promise<string[]> {
     const key = this.keys.user(userId);
@@ -86,7 +88,8 @@ export class AccountRoles {
       const before = parseRoles(raw, []);
       const after = applyRoles(before, change);
       const adminBefore = before.includes(ADMIN_ROLE_NAME);
-      if (adminBefore !== after.includes(ADMIN_ROLE_NAME) && actor.kind !== 'admin') {
+      // an admin signed in, or the command line (`system`: how the first admin is granted, docs/operations.md)
+      if (adminBefore !== after.includes(ADMIN_ROLE_NAME) && actor.kind !== 'admin' && actor.kind !== 'system') {
         throw new AppError('FORBIDDEN', 'Only an admin signed in gives or takes the admin role');
       }
       const json = JSON.stringify(after);
@@ -103,7 +106,7 @@ export class AccountRoles {
             actor,
             ...(meta.requestId !== undefined ? { requestId: meta.requestId } : {}),
             ...(meta.ipGroup !== undefined ? { ipGroup: meta.ipGroup } : {}),
-            detail: { before: before.join(','), after: after.join(',') },
+            detail: { ...meta.detail, before: before.join(','), after: after.join(',') },
           })
           .catch((err: unknown) => this.log?.warn('audit record not written', { type: 'account.roles-changed', error: String(err) }));
       }

@@ -2,14 +2,15 @@ import { parseArgs } from 'node:util';
 import { ApiKeys, type ApiKeyView, checkKeyInput, parseKeyId } from '../accounts/api-keys.js';
 import { ADMIN_SCOPES, type AdminScope, SYSTEM } from '../accounts/actor.js';
 import { AuditTrail } from '../accounts/audit.js';
+import { AccountRoles, ADMIN_ROLE_NAME } from '../accounts/roles.js';
 import { parseRoles } from '../auth/roles.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { AppError } from '../errors.js';
-import { ADMIN_ROLE } from '../http/admin-api/auth.js';
 import { canonicalPhone } from '../identity/phone.js';
 import type { RedisClient } from '../redis/connection.js';
 import { connect, waitReady } from '../redis/connection.js';
 import { keys as makeKeys, type Keys } from '../redis/keys.js';
+import { Scripts } from '../redis/scripts.js';
 import { redisWhere } from './banner.js';
 
 /**
@@ -125,32 +126,6 @@ async function findAccount(redis: RedisClient, keys: Keys, who: string): Promise
   return who;
 }
 
-/**
- * Adds or takes away one role of the user record, compare-and-set (WATCH) so a change made
- * meanwhile (a login's first write, another operator) is never overwritten. `user` stays.
- */
-async function changeRole(redis: RedisClient, keys: Keys, userId: string, role: string, add: boolean): Promise<{ roles: string[]; changed: boolean }> {
-  const key = keys.user(userId);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    await redis.watch(key);
-    const raw = await redis.hget(key, 'roles');
-    if (raw === null && (await redis.exists(key)) === 0) {
-      await redis.unwatch();
-      throw new Refused(`the account ${userId} is gone`);
-    }
-    const roles = parseRoles(raw, ['user']);
-    const has = roles.includes(role);
-    if (has === add) {
-      await redis.unwatch();
-      return { roles, changed: false };
-    }
-    const next = add ? [...roles, role] : roles.filter((r) => r !== role);
-    const done = await redis.multi().hset(key, 'roles', JSON.stringify(next)).exec();
-    if (done !== null) return { roles: next, changed: true };
-  }
-  throw new Refused('the account kept changing while its roles were written; try again');
-}
-
 const line = (k: ApiKeyView): string =>
   [
     k.id,
@@ -172,20 +147,16 @@ async function run(cmd: Command): Promise<void> {
     });
     const audit = new AuditTrail(redis, keys, config.audit);
     const apiKeys = new ApiKeys(redis, keys, config.audit.days);
+    const accountRoles = new AccountRoles(redis, new Scripts(redis), keys, audit);
     switch (cmd.kind) {
       case 'grant-admin':
       case 'revoke-admin': {
         const add = cmd.kind === 'grant-admin';
         const userId = await findAccount(redis, keys, cmd.who);
-        const { roles, changed } = await changeRole(redis, keys, userId, ADMIN_ROLE, add);
-        if (changed) {
-          await audit.record({
-            type: 'account.roles-changed',
-            userId,
-            actor: SYSTEM,
-            detail: { ...CLI, [add ? 'added' : 'removed']: ADMIN_ROLE, roles: roles.join(',') },
-          });
-        }
+        const had = parseRoles(await redis.hget(keys.user(userId), 'roles'), []).includes(ADMIN_ROLE_NAME);
+        // the roles module's compare-and-set, audited as account.roles-changed (actor system, via cli)
+        const roles = await accountRoles.change(userId, { op: add ? 'add' : 'remove', role: ADMIN_ROLE_NAME }, SYSTEM, { detail: CLI });
+        const changed = had !== roles.includes(ADMIN_ROLE_NAME);
         const verb = add ? (changed ? 'is now an admin' : 'was an admin already') : changed ? 'is no admin any more' : 'was no admin';
         process.stdout.write(`user ${userId} ${verb} (roles: ${roles.join(', ')})\n`);
         return;

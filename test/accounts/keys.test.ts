@@ -136,7 +136,7 @@ describe('accounts: API keys and the admin door (who may do it)', function () {
     expect(who.status, who.text).to.equal(200);
     expect(who.body).to.deep.equal({ success: true, actor: { kind: 'admin', userId: admin.userId }, scopes: ['events:read', 'users:read', 'users:write'] });
     const changes = (await door.audited('account.roles-changed')).filter((e) => e.userId === admin.userId);
-    expect(changes.map((e) => [e.actor, e.detail.via, e.detail.added])).to.deep.equal([['system', 'cli', 'admin']]);
+    expect(changes.map((e) => [e.actor, e.detail.via, e.detail.before, e.detail.after])).to.deep.equal([['system', 'cli', 'user', 'user,admin']]);
 
     // revoke-admin closes the door at once, with the token still valid; granted back for the rest
     const revoked = await door.cli('revoke-admin', adminPhone);
@@ -244,6 +244,7 @@ describe('accounts: API keys and the admin door (who may do it)', function () {
 
   it('the scope matrix: a key does what its scopes allow and nothing else (403), never manages keys; an admin does everything', async function () {
     const sets: AdminScope[][] = [['users:read'], ['users:write'], ['events:read'], ['users:read', 'users:write', 'events:read']];
+    const person = await door.login(randomPhone());
     for (const scopes of sets) {
       const { secret } = await door.cliKey(`matrix ${scopes.join('+')}`, scopes.join(','));
       for (const need of NEEDS) {
@@ -252,8 +253,17 @@ describe('accounts: API keys and the admin door (who may do it)', function () {
         expect(r.status, `${scopes.join(',')} → ${need}: ${r.text}`).to.equal(allowed ? 200 : 403);
         if (!allowed) expect(r.body.error).to.equal('FORBIDDEN');
       }
-      // the real routes: the trail needs events:read; key management is never a key's
+      // the real routes: people need users:read to be read and users:write to be changed (a
+      // read-only key can't change anyone), the trail events:read; key management is never a key's
       expect((await door.call('GET', `${API}/events`, secret)).status).to.equal(scopes.includes('events:read') ? 200 : 403);
+      expect((await door.call('GET', `${API}/users?limit=1`, secret)).status).to.equal(scopes.includes('users:read') ? 200 : 403);
+      expect((await door.call('GET', `${API}/users/${admin.userId}`, secret)).status).to.equal(scopes.includes('users:read') ? 200 : 403);
+      const role = await door.call('POST', `${API}/users/${admin.userId}/roles`, secret, { json: { role: 'support' } });
+      expect(role.status, role.text).to.equal(scopes.includes('users:write') ? 200 : 403);
+      const ends = await door.call('DELETE', `${API}/users/${admin.userId}/sessions/nosuchsession`, secret);
+      expect(ends.status, ends.text).to.equal(scopes.includes('users:write') ? 404 : 403);
+      // not even users:write makes an admin
+      expect((await door.call('POST', `${API}/users/${person.userId}/roles`, secret, { json: { role: 'admin' } })).status).to.equal(403);
       expect((await door.call('GET', `${API}/keys`, secret)).status).to.equal(403);
       const mint = await door.call('POST', `${API}/keys`, secret, { json: { name: 'escalate', scopes: ['users:write'] } });
       expect(mint.status, mint.text).to.equal(403);
@@ -268,6 +278,7 @@ describe('accounts: API keys and the admin door (who may do it)', function () {
       'no key minted by a key',
     ).to.equal(false);
     for (const need of NEEDS) expect((await door.call('GET', `${API}/test/${need.replace(':', '-')}`, admin.token)).status, need).to.equal(200);
+    expect((await door.call('GET', `${API}/me`, person.token)).status, 'still no admin').to.equal(403);
   });
 
   it('an admin makes, lists and revokes keys over HTTP; a revoked key is 401 at once; both audited with the admin', async function () {

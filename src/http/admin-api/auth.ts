@@ -1,6 +1,7 @@
 import type { Next } from 'koa';
 import { ADMIN_SCOPES, type AdminCaller, type AdminScope, actorText } from '../../accounts/actor.js';
 import { API_KEY_PATTERN, isApiKeyText } from '../../accounts/api-keys.js';
+import { ADMIN_ROLE_NAME } from '../../accounts/roles.js';
 import { parseBearer } from '../../auth/bearer.js';
 import { parseRoles } from '../../auth/roles.js';
 import { AppError } from '../../errors.js';
@@ -10,7 +11,7 @@ import { fromAnotherSite } from '../admin/same-origin.js';
 import type { AppContext } from '../context.js';
 
 /** The role that opens the console and every admin route (docs/accounts.md, "Who may do it"). */
-export const ADMIN_ROLE = 'admin';
+export const ADMIN_ROLE = ADMIN_ROLE_NAME;
 
 export interface AdminState {
   admin?: AdminCaller;
