@@ -12,7 +12,7 @@ export type Language = (typeof LANGUAGES)[number];
  * Since Meta bills every reply (docs/operations.md, "What replies cost"), the default sends only
  * what a person cannot learn elsewhere: the question and what to answer it with, "signed in"
  * with its undo hint (how a phished code comes to light), why a code or an answer did nothing,
- * the STOP receipt, why a sender is refused. Off by default: `denied` (the app shows it).
+ * the STOP receipt, why a sender is refused, that the account is blocked. Off by default: `denied` (the app shows it).
  */
 export const REPLY_KINDS = [
   'confirm',
@@ -25,6 +25,7 @@ export const REPLY_KINDS = [
   'cannot-sign-in',
   'slow-down',
   'country-not-served',
+  'blocked',
 ] as const;
 export type ReplyKind = (typeof REPLY_KINDS)[number];
 export const DEFAULT_REPLY_KINDS: readonly ReplyKind[] = [
@@ -37,6 +38,7 @@ export const DEFAULT_REPLY_KINDS: readonly ReplyKind[] = [
   'cannot-sign-in',
   'slow-down',
   'country-not-served',
+  'blocked',
 ];
 
 export interface ChatTexts {
@@ -61,6 +63,8 @@ export interface ChatTexts {
   slowDown: string;
   /** to a sender whose country SENDER_COUNTRIES_ALLOW / _DENY refuses: nobody is signed in ({app}) */
   countryNotServed: string;
+  /** to a sender whose account an operator blocked: nobody was signed in ({app}) */
+  blocked: string;
   /** the question's reply buttons where the gateway shows them (Cloud API; at most 20 characters each) */
   yesButton: string;
   noButton: string;
@@ -82,6 +86,7 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     cannotSignIn: 'WhatsApp did not tell {app} who sent this message, so it cannot sign you in from this chat. Please sign in another way.',
     slowDown: 'You are sending {app} messages too fast, so they are ignored for now. Please wait a minute and try again.',
     countryNotServed: '{app} does not sign in WhatsApp accounts from your country, so nobody was signed in. Please sign in another way.',
+    blocked: 'Your {app} account is blocked, so nobody was signed in. Please contact {app} support if you think this is a mistake.',
     yesButton: 'Yes, sign in',
     noButton: 'No, not me',
     relayed: 'Message from {sender}, sent through {app}. It is not from {app}: {app} never asks you to send a code or to reply YES for someone else.',
@@ -99,6 +104,7 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     cannotSignIn: 'O WhatsApp não informou ao {app} quem enviou esta mensagem, então não é possível entrar por esta conversa. Entre de outra forma.',
     slowDown: 'Você está enviando mensagens ao {app} rápido demais, por isso elas estão sendo ignoradas. Espere um minuto e tente de novo.',
     countryNotServed: 'O {app} não aceita entradas de contas do WhatsApp do seu país, então ninguém entrou. Entre de outra forma.',
+    blocked: 'Sua conta no {app} está bloqueada, então ninguém entrou. Fale com o suporte do {app} se achar que é um engano.',
     yesButton: 'Sim, entrar',
     noButton: 'Não fui eu',
     relayed: 'Mensagem de {sender}, enviada pelo {app}. Ela não é do {app}: o {app} nunca pede que você envie um código ou responda SIM para outra pessoa.',
@@ -117,6 +123,7 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     cannotSignIn: 'WhatsApp no le indicó a {app} quién envió este mensaje, así que no puede iniciar tu sesión desde este chat. Inicia sesión de otra forma.',
     slowDown: 'Estás enviando mensajes a {app} demasiado rápido, así que se ignoran por ahora. Espera un minuto y vuelve a intentarlo.',
     countryNotServed: '{app} no inicia sesión con cuentas de WhatsApp de tu país, así que nadie ha iniciado sesión. Inicia sesión de otra forma.',
+    blocked: 'Tu cuenta de {app} está bloqueada, así que nadie ha iniciado sesión. Contacta con el soporte de {app} si crees que es un error.',
     yesButton: 'Sí, entrar',
     noButton: 'No fui yo',
     relayed: 'Mensaje de {sender}, enviado a través de {app}. No es de {app}: {app} nunca te pide que envíes un código ni que respondas SÍ por otra persona.',

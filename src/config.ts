@@ -399,6 +399,7 @@ const REPLY_VARIABLES: Record<keyof ChatTexts, string> = {
   cannotSignIn: 'REPLY_CANNOT_SIGN_IN',
   slowDown: 'REPLY_SLOW_DOWN',
   countryNotServed: 'REPLY_COUNTRY_NOT_SERVED',
+  blocked: 'REPLY_BLOCKED',
   yesButton: 'REPLY_YES_BUTTON',
   noButton: 'REPLY_NO_BUTTON',
   relayed: 'REPLY_RELAYED',

@@ -1,5 +1,7 @@
 import { ADMIN_SCOPES } from './actor.js';
+import { bodyValidator } from '../validation/validate.js';
 import { AUDIT_TYPES } from './audit.js';
+import { MAX_BLOCK_REASON } from './block.js';
 
 /** JSON Schemas of the admin API's bodies and answers (src/http/admin-api/), as validation/ holds the rest's. */
 
@@ -216,4 +218,31 @@ export const addRoleBodySchema = {
   properties: { role: roleName },
   required: ['role'],
   additionalProperties: false,
+} as const;
+
+/** POST /admin/api/v1/users/:id/block */
+export const blockBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    reason: {
+      type: 'string',
+      maxLength: MAX_BLOCK_REASON,
+      description: 'why, for the operators (kept on the account and in the audit event; never shown to the person)',
+    },
+  },
+} as const;
+export interface BlockBody {
+  reason?: string;
+}
+export const validateBlockBody = bodyValidator<BlockBody>(blockBodySchema);
+
+export const blockAnswerSchema = {
+  type: 'object',
+  properties: {
+    success: { const: true },
+    blockedAt: { type: 'string', description: 'ISO 8601: when the account was blocked (the first block, when it was blocked already)' },
+    sessionsEnded: { type: 'integer', minimum: 0, description: 'app sessions and OpenID logins ended by this call' },
+  },
+  required: ['success', 'blockedAt', 'sessionsEnded'],
 } as const;

@@ -20,7 +20,8 @@ import type { TokenService } from './tokens.js';
  * Two Redis round trips (claim, complete) around token signing; both are atomic scripts. On a
  * Redis Cluster the claim is a chain of one-slot steps (login-chain.ts), one call each.
  * With confirmation on, a matched code first asks the person (YES / NO from the same sender
- * decides); STOP closes every session of the sender's account. A `user_changed_number` moves
+ * decides), as it always does for an account holding the `admin` role; a blocked account signs
+ * no one in; STOP closes every session of the sender's account. A `user_changed_number` moves
  * the account to the new number.
  */
 /** An open chat question: its number, who asked (the registering device) and when it lapses. */
@@ -36,6 +37,8 @@ export type LoginOutcome =
   /** a bare YES / NO while several questions are open: which one? */
   | { outcome: 'which-one'; open: OpenQuestion[] }
   | { outcome: 'denied'; pinId: string; pinHash: string; origin: Origin }
+  /** the sender's account is blocked (src/accounts/block.ts): nobody signed in, the registration ended denied */
+  | { outcome: 'blocked'; pinId: string; pinHash: string; origin: Origin; userId: string }
   | { outcome: 'unanswered' }
   | { outcome: 'signed-out'; sessions: number }
   /** a retry of a job whose login was collected or cancelled; `signedIn` while its session is open */
@@ -106,8 +109,8 @@ export class LoginProcessor {
     const intent = chatIntent(message.text);
     const renumber = message.numberChanged === true && (message.phone !== null || message.newUserId !== undefined);
     if (!renumber && intent.kind === 'stop') return { outcome: 'signed-out', sessions: await this.sessions.endAllOfSender(ids) };
-    // YES / NO mean nothing while nobody is ever asked
-    if (!renumber && (intent.kind === 'other' || (intent.kind !== 'code' && !this.settings.confirm))) return { outcome: 'not-a-code' };
+    // YES / NO are answers even with confirmation off: an account with the admin role is always asked
+    if (!renumber && intent.kind === 'other') return { outcome: 'not-a-code' };
     const { name, surname } = splitName(message.displayName);
     const graceMs = this.settings.graceSeconds * 1000;
     // an identifier change: found by its old stable ids or the old number, moved to the new number, linked to the new BSUID
@@ -155,8 +158,11 @@ export class LoginProcessor {
         return { outcome: 'which-one', open: claim.open.map((q) => ({ question: q.question, origin: decodeOrigin(q.origin), expiresAt: q.expiresAt })) };
       case 'denied':
         return { outcome: 'denied', pinId: claim.pinId, pinHash: claim.pinHash, origin: decodeOrigin(claim.origin) };
+      case 'blocked':
+        return { outcome: 'blocked', pinId: claim.pinId, pinHash: claim.pinHash, origin: decodeOrigin(claim.origin), userId: claim.userId };
       case 'unanswered':
-        return { outcome: 'unanswered' };
+        // with confirmation off only an admin is ever asked: a YES / NO answering nothing is no answer
+        return this.settings.confirm ? { outcome: 'unanswered' } : { outcome: 'not-a-code' };
       case 'done':
         return { outcome: 'already-done', pinId: '', signedIn: claim.sessionOpen };
       case 'completed':

@@ -65,6 +65,8 @@ export function replyText(cfg: ChatConfig, facts: ReplyFacts): string {
       return fill(t.slowDown, { app });
     case 'country-not-served':
       return fill(t.countryNotServed, { app });
+    case 'blocked':
+      return fill(t.blocked, { app });
   }
 }
 

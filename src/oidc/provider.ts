@@ -93,7 +93,8 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
     },
     async findAccount(_ctx, sub) {
       const user = await redis.hgetall(keys.user(sub));
-      if (!user.id) return undefined;
+      // a blocked account is no account to the provider: no token, userinfo or refresh for it
+      if (!user.id || user.blockedAt) return undefined;
       return {
         accountId: sub,
         claims: () => ({

@@ -107,6 +107,35 @@ export const ADMIN_ROUTES: RouteDoc[] = [
     ok: { description: 'revoked', schema: res.adminOkSchema },
     errors: ['VALIDATION_ERROR', 'AUTHENTICATION_FAILED', 'FORBIDDEN', 'NOT_FOUND', 'RATE_LIMITED', 'NETWORK_ERROR'],
   },
+  {
+    method: 'post',
+    path: '/admin/api/v1/users/:id/block',
+    tag: 'accounts',
+    summary: 'Block a person: every app session and OpenID login ends now, and no sign-in by any path goes through until unblocked',
+    description:
+      "The sender of a code or a YES whose account is blocked signs no one in: the waiting client hears what a NO gives it (check-login 403 `LOGIN_DENIED`, socket `pin-error {error: LOGIN_DENIED}`), the person is told in the chat (reply kind `blocked`). Blocking a blocked account keeps the first block's time and reason. An admin cannot block their own account.",
+    auth: 'adminApi',
+    params: { id: 'the user id' },
+    body: res.blockBodySchema,
+    ok: { description: 'blocked', schema: res.blockAnswerSchema },
+    example: {
+      params: { id: 'gXH0aZyOJJFU5t-wQwvazg' },
+      body: { reason: 'reported for fraud (ticket 4711)' },
+      ok: { success: true, blockedAt: '2025-12-01T21:00:00.000Z', sessionsEnded: 2 },
+    },
+    errors: ['VALIDATION_ERROR', 'AUTHENTICATION_FAILED', 'FORBIDDEN', 'NOT_FOUND', 'RATE_LIMITED', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'delete',
+    path: '/admin/api/v1/users/:id/block',
+    tag: 'accounts',
+    summary: 'Unblock a person: their next sign-in goes through (nothing that was ended comes back)',
+    auth: 'adminApi',
+    params: { id: 'the user id' },
+    ok: { description: 'not blocked (also when it was not)', schema: res.adminOkSchema },
+    example: { params: { id: 'gXH0aZyOJJFU5t-wQwvazg' }, ok: { success: true } },
+    errors: ['VALIDATION_ERROR', 'AUTHENTICATION_FAILED', 'FORBIDDEN', 'NOT_FOUND', 'RATE_LIMITED', 'NETWORK_ERROR'],
+  },
 ];
 
 const PERSON = 'gXH0aZyOJJFU5t-wQwvazg';

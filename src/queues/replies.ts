@@ -47,7 +47,8 @@ export class ChatReplies {
   async answer(message: InboundMessage, facts: ReplyFacts): Promise<void> {
     if (!this.cfg.enabled) return;
     const country = recipientCountry(message.phone);
-    if (!this.cfg.kinds.has(facts.kind)) {
+    // the question is never withheld: a sign-in waits for its answer (an admin is asked even with LOGIN_CONFIRMATION off)
+    if (!this.cfg.kinds.has(facts.kind) && facts.kind !== 'confirm') {
       this.policy.onWithheld?.(facts.kind, 'policy', country);
       return;
     }

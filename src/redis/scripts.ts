@@ -60,6 +60,8 @@ export type ClaimReply =
   | { kind: 'ask'; pinId: string; pinHash: string; expiresAt: number; origin: string; question: string }
   | { kind: 'which'; open: { question: string; origin: string; expiresAt: number }[] }
   | { kind: 'denied'; pinId: string; pinHash: string; origin: string }
+  /** the sender's account is blocked: the registration ended denied */
+  | { kind: 'blocked'; pinId: string; pinHash: string; origin: string; userId: string }
   | { kind: 'done'; sessionOpen: boolean }
   | { kind: 'completed'; pinId: string; pinHash: string; resultJson: string }
   | {
@@ -79,6 +81,9 @@ export type ClaimReply =
   | { kind: 'next'; step: string; stateJson: string; keys: [string, string, string][] };
 
 export type RotateReply = { kind: 'ok' | 'closed' | 'nouser' | 'reuse' } | { kind: 'again'; pairJson: string } | { kind: 'roles'; rolesJson: string };
+
+/** user-block.lua: `fresh` false when the account was blocked already (its first block's time is kept). */
+export type UserBlockReply = { kind: 'blocked'; blockedAt: number; fresh: boolean } | { kind: 'unblocked' | 'none' | 'missing' };
 
 export interface SessionRow {
   sessionId: string;
@@ -190,6 +195,11 @@ const DEFS = {
     return { kind: one(kind, ['ok', 'closed', 'nouser', 'reuse'] as const, 'rotate-session') };
   }),
   'end-sessions': def(1, count),
+  'user-block': def(1, (raw): UserBlockReply => {
+    const [kind = '', at = '', fresh = ''] = list(raw);
+    if (kind === 'blocked') return { kind, blockedAt: Number(at), fresh: fresh === '1' };
+    return { kind: one(kind, ['unblocked', 'none', 'missing'] as const, 'user-block') };
+  }),
   'list-sessions': def(1, (raw) => {
     const r = list(raw);
     const rows: SessionRow[] = [];
@@ -222,6 +232,8 @@ function decodeClaim(raw: unknown): ClaimReply {
     }
     case 'denied':
       return { kind, pinId: r[1] ?? '', pinHash: r[2] ?? '', origin: r[3] ?? '' };
+    case 'blocked':
+      return { kind, pinId: r[1] ?? '', pinHash: r[2] ?? '', origin: r[3] ?? '', userId: r[4] ?? '' };
     case 'done':
       return { kind, sessionOpen: r[1] === '1' };
     case 'completed':

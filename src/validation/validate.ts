@@ -55,3 +55,8 @@ export const validate = {
   sessionParams: compile<s.SessionParams>(s.sessionParamsSchema),
   messageIdParams: compile<s.MessageIdParams>(s.messageIdParamsSchema),
 };
+
+/** A validator for a body schema kept beside its feature (accounts/schemas.ts): the same errors as the rest. */
+export function bodyValidator<T>(schema: object): (body: unknown) => T {
+  return compile<T>(schema);
+}

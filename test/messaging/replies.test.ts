@@ -30,6 +30,7 @@ describe('messaging: replies as a policy (CHAT_REPLY_KINDS), their cost, the dai
     it('defaults to what a person needs: the question and its follow-ups, signed in with its undo hint, why a code did nothing, the STOP receipt', function () {
       const kinds = [...loadConfig(base).replies.kinds].sort();
       expect(kinds).to.deep.equal([
+        'blocked',
         'cannot-sign-in',
         'confirm',
         'country-not-served',

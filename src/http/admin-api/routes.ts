@@ -2,6 +2,7 @@ import type { AppRouter } from '../context.js';
 import type { Services } from '../../services.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { adminAccess } from './auth.js';
+import { blockUser, unblockUser } from './block.js';
 import { listEvents } from './events.js';
 import { createKey, listKeys, me, revokeKey } from './keys.js';
 import { addRole, endUserSession, endUserSessions, getUser, listUserSessions, listUsers, removeRole, setRoles } from './users.js';
@@ -37,4 +38,7 @@ export function addAdminRoutes(router: AppRouter, services: Services): void {
   router.put(`${ADMIN_API}/users/:id/roles`, write, json, setRoles(services));
   router.post(`${ADMIN_API}/users/:id/roles`, write, json, addRole(services));
   router.delete(`${ADMIN_API}/users/:id/roles/:role`, write, removeRole(services));
+  // block and unblock (block.ts)
+  router.post(`${ADMIN_API}/users/:id/block`, write, json, blockUser(services));
+  router.delete(`${ADMIN_API}/users/:id/block`, write, unblockUser(services));
 }

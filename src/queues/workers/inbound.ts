@@ -162,6 +162,12 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
         log.warn('login denied in the chat', { pinId: result.pinId, device: result.origin.device, network: result.origin.ip, ...meta });
         await replies.answer(message, { kind: 'denied' });
         break;
+      case 'blocked':
+        // the device hears what a NO gives it (LOGIN_DENIED); the person learns why in the chat
+        notifier.loginDenied(result.pinHash, result.pinId);
+        log.warn('sign-in refused: the account is blocked', { pinId: result.pinId, userId: result.userId, device: result.origin.device, ...meta });
+        await replies.answer(message, { kind: 'blocked' });
+        break;
       case 'already-done':
         // an earlier attempt logged in and died before its reply was queued (or after: the
         // reply's job id makes this a no-op); the person still hears they are signed in

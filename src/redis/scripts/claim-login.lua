@@ -9,7 +9,9 @@
 -- With confirmation on, a matching code does not log in: the registration waits for the
 -- person's answer (state awaiting, the sender in askedOf, `confirm:<sender>` points at it until its expiry,
 -- its emoji string stays held). YES from that sender opens the session as a code would have;
--- NO ends the registration (state denied). Answers from anyone else find nothing.
+-- NO ends the registration (state denied). Answers from anyone else find nothing. An account
+-- holding the `admin` role is always asked, confirmation on or off; a blocked account signs no one
+-- in (the registration ends denied, `refusal` blocked).
 --
 -- Two ways to run, the same steps (src/auth/login-chain.ts):
 --   whole chain (one server): the keys are built here by lib/keys.lua (keys.ts's schema in
@@ -30,7 +32,9 @@
 --     while the session it opened is open, so a retry after a crash between the login and its
 --     reply still answers the person)
 --   | {'ask', pinId, pinHash, expiresAt, origin, question} | {'which', (question, origin, expiresAt) × n}
---   | {'denied', pinId, pinHash, origin} | {'renumbered', userId, changed '1' | '0', linkedKinds, conflict '1' | '0'}
+--   | {'denied', pinId, pinHash, origin} | {'blocked', pinId, pinHash, origin, userId} (the sender's
+--     account is blocked: the registration ends denied, as after a NO)
+--   | {'renumbered', userId, changed '1' | '0', linkedKinds, conflict '1' | '0'}
 --   | {'duplicate'} | {'no_match'} | {'unanswered'} (yes/no with nothing awaiting it)
 --   | {'busy'} (identity races) | one step: {'next', step, stateJson, (kind, a, b) × n}, the
 --     next step and the values its keys are built from

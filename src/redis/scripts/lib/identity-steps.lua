@@ -22,6 +22,8 @@
 -- old one stays linked: a stable id is never given to someone else). A change whose new stable id
 -- is another account's, or whose old number's account is another person's, moves nothing
 -- (conflict).
+-- s.peek: the decision only (its reads), for a code that is asked about before it signs in: the
+-- account found is the one whose standing decides (blocked, admin); nothing is linked.
 
 local ID_MAX_RESTARTS = 3
 local ID_STEPS = {}
@@ -62,12 +64,13 @@ local function identity_start(s)
   return 'idget'
 end
 
--- after the account is known and linked: a login goes on to the registration
+-- after the account is known and linked: a login goes on to the account's standing (blocked?
+-- an admin?: login-steps.lua, `account`), then the registration; a new account has none
 local function identity_done(s)
   if s.mode == 'renumber' then
     return nil, { 'renumbered', s.uid or '', #s.linked > 0 and '1' or '0', table.concat(s.linked, ','), '0' }
   end
-  return 'reg'
+  return s.created and 'reg' or 'account'
 end
 
 local identity_plan
@@ -99,8 +102,11 @@ local function identity_decide(s)
   return identity_plan(s)
 end
 
--- what to write: each identifier not yet on the account, with the value its key had when read
+-- what to write: each identifier not yet on the account, with the value its key had when read.
+-- s.peek (a code that is asked about, login-steps.lua `lookup`): the account is only looked up,
+-- nothing is written (the YES links it); a new account has no standing to read
 identity_plan = function(s)
+  if s.peek then return s.created and 'reg' or 'account' end
   local pi = id_phone_index(s)
   s.links, s.fields = {}, {}
   for i, id in ipairs(s.ids) do

@@ -114,6 +114,36 @@ LOGIN_STEPS.lookup = {
     -- only these can open a session: the user is found (or its id reserved) before the claim,
     -- so the registration records the user the session belongs to
     if s.mode == 'yes' or (s.mode == 'code' and not s.confirm) then return identity_start(s) end
+    -- a code that is asked about: its account is looked up, not linked (a blocked one is refused
+    -- before anyone is asked)
+    if s.mode == 'code' then
+      local nxt = identity_start(s)
+      s.peek = true
+      return nxt
+    end
+    return 'reg'
+  end,
+}
+
+local function login_has_admin(rolesJson)
+  local ok, roles = pcall(cjson.decode, rolesJson)
+  if not ok or type(roles) ~= 'table' then return false end
+  for _, r in ipairs(roles) do
+    if r == 'admin' then return true end
+  end
+  return false
+end
+
+-- the account found (not a new one): a blocked account (blockedAt on the user hash, written by
+-- block-user.lua) signs no one in; one holding the `admin` role is always asked in the chat,
+-- whatever LOGIN_CONFIRMATION says
+LOGIN_STEPS.account = {
+  keys = function(s) return { { 'user', s.uid } } end,
+  run = function(s, k)
+    local blockedAt, roles = unpack(redis.call('HMGET', k[1], 'blockedAt', 'roles'))
+    s.peek = false
+    if blockedAt then s.blocked = true end
+    if s.mode == 'code' and roles and login_has_admin(roles) then s.confirm = true end
     return 'reg'
   end,
 }
@@ -123,9 +153,9 @@ LOGIN_STEPS.reg = {
   keys = function(s) return { { 'reg', s.h } } end,
   run = function(s, k)
     local rk, now = k[1], login_now()
-    local pinId, expiresAt, state, claimedBy, userId, sessionId, refreshJti, emojiHash, result, origin, askedOf =
+    local pinId, expiresAt, state, claimedBy, userId, sessionId, refreshJti, emojiHash, result, origin, askedOf, refusal =
       unpack(redis.call('HMGET', rk, 'pinId', 'expiresAt', 'state', 'messageId', 'userId', 'sessionId', 'refreshJti',
-        'emojiHash', 'result', 'origin', 'askedOf'))
+        'emojiHash', 'result', 'origin', 'askedOf', 'refusal'))
     local function done()
       if s.ourSid then return 'done' end
       return nil, { 'done', '0' }
@@ -138,7 +168,16 @@ LOGIN_STEPS.reg = {
     local fresh = not s.ours and now < tonumber(expiresAt)
     local askedHere = state == 'awaiting' and askedOf == s.addr
     local open = false
-    if fresh and s.mode == 'code' and emojiHash == s.emojiHash and (state == 'pending' or askedHere) then
+    local matched = fresh and s.mode == 'code' and emojiHash == s.emojiHash and (state == 'pending' or askedHere)
+    local mine = state == 'denied' and claimedBy == s.msgId
+    if (s.blocked and (matched or (fresh and s.mode == 'yes' and askedHere))) or (mine and refusal == 'blocked') then
+      -- a blocked account: the registration ends as a NO ends it (the device learns no more than
+      -- LOGIN_DENIED), and the person is told in the chat
+      if not mine then redis.call('HSET', rk, 'state', 'denied', 'messageId', s.msgId, 'refusal', 'blocked', 'userId', s.uid) end
+      s.mark, s.result = s.nonce .. '|' .. s.h, { 'blocked', pinId, s.h, s.origin, userId or s.uid or '' }
+      return 'mark'
+    end
+    if matched then
       if s.confirm then
         -- asked (again, when the code comes once more): YES or NO from this phone decides
         redis.call('HSET', rk, 'state', 'awaiting', 'askedOf', s.addr)
@@ -241,6 +280,8 @@ LOGIN_STEPS.user = {
   keys = function(s) return { { 'user', s.uid }, { 'usess', s.uid }, { 'sess', s.uid, s.sid } } end,
   run = function(s, k)
     local uk, ik, sk, now = k[1], k[2], k[3], login_now()
+    -- blocked since the `account` step (a cluster runs the chain step by step): no session
+    if redis.call('HEXISTS', uk, 'blockedAt') == 1 then return 'unclaim' end
     if redis.call('EXISTS', uk) == 0 then
       redis.call('HSET', uk, 'id', s.uid, 'name', s.name, 'surname', s.surname, 'roles', '["user"]', 'createdAt', now)
       -- what the account is linked to (identity steps); the phone only when known
@@ -270,6 +311,16 @@ LOGIN_STEPS.user = {
     -- then what the identity steps did (a retry that resumes a claim did none of it)
     return nil, { 'claimed', s.pinId, s.h, s.sid, s.rj, u[1] or s.uid, u[2] or '', u[3] or '', u[4] or '', u[5] or '["user"]',
       table.concat(s.linked or {}, ','), s.recycled and '1' or '0', s.conflict and '1' or '0', s.unlink and '1' or '0' }
+  end,
+}
+
+-- the account was blocked between its claim and its session: the claim ends as a refusal
+LOGIN_STEPS.unclaim = {
+  keys = function(s) return { { 'reg', s.h } } end,
+  run = function(s, k)
+    local state, by = unpack(redis.call('HMGET', k[1], 'state', 'messageId'))
+    if state == 'claimed' and by == s.msgId then redis.call('HSET', k[1], 'state', 'denied', 'refusal', 'blocked') end
+    return nil, { 'blocked', s.pinId, s.h, s.origin, s.uid }
   end,
 }
 
