@@ -18,7 +18,8 @@ export interface Keys {
    * claimed or denied it), userId, sessionId, refreshJti (the claim's), result (the LoginResult
    * JSON) and verifiedAt (ms). state: pending → awaiting (the chat question asked) → claimed (a
    * worker is issuing tokens) → verified (result stored) → collected (handed out, kept for a lost
-   * answer's retry); or denied (NO in the chat), failed (the login job failed for good).
+   * answer's retry); or denied (NO in the chat, or the sender's account blocked: refusal
+   * `blocked`), failed (the login job failed for good).
    */
   registration(pinHash: string): string;
   /**
@@ -32,7 +33,10 @@ export interface Keys {
   active(bucket: number): string;
   /** the bucket a registration's entry in the active sets lives in */
   activeBucket(pinHash: string): number;
-  /** user hash; tag `u<id>`, shared with the user's session index, sessions and rotations */
+  /**
+   * user hash; tag `u<id>`, shared with the user's session index, sessions and rotations. A
+   * blocked account's also holds blockedAt (ms), blockedBy (actor text), blockReason (accounts/block.ts)
+   */
   user(id: string): string;
   /** phone → user id; tag `p<phone>`, shared with the phone's chat confirmation */
   userByPhone(phone: string): string;
