@@ -244,6 +244,28 @@ describe('openapi: real responses match the document', function () {
     await answer('delete', `${people}/{id}/sessions/{sid}`, `${people}/${id}/sessions/${sid}`, 200);
     await answer('delete', `${people}/{id}/sessions`, `${people}/${id}/sessions`, 200);
     await answer('delete', `${people}/{id}/sessions`, `${people}/${id}/sessions`, 401, { token: undefined });
+
+    // block and unblock (docs/accounts.md, "Block"): a person blocked, then unblocked
+    const blockPath = '/admin/api/v1/users/{id}/block';
+    const at = (uid: string) => `/admin/api/v1/users/${uid}/block`;
+    const blocked = await request(stack.url, 'POST', at(login.user.id), { json: { reason: 'openapi check' }, token: admin.token });
+    expect(blocked.status, blocked.text).to.equal(200);
+    conforms('post', blockPath, blocked);
+    const unblocked = await request(stack.url, 'DELETE', at(login.user.id), { token: admin.token });
+    expect(unblocked.status, unblocked.text).to.equal(200);
+    conforms('delete', blockPath, unblocked);
+    const unknownUser = await request(stack.url, 'POST', at('noSuchPerson0000000000'), { json: {}, token: admin.token });
+    expect(unknownUser.status).to.equal(404);
+    conforms('post', blockPath, unknownUser);
+    const tooLong = await request(stack.url, 'POST', at(admin.user.id), { json: { reason: 'x'.repeat(201) }, token: admin.token });
+    expect(tooLong.status).to.equal(400);
+    conforms('post', blockPath, tooLong);
+    const notAdmin = await request(stack.url, 'DELETE', at(admin.user.id), { token: (await fullLogin(stack.url)).login.token });
+    expect(notAdmin.status).to.equal(403);
+    conforms('delete', blockPath, notAdmin);
+    const nobody = await request(stack.url, 'DELETE', at(admin.user.id));
+    expect(nobody.status).to.equal(401);
+    conforms('delete', blockPath, nobody);
   });
 
   it('serves the reference page and its assets from the service (no CDN)', async function () {
