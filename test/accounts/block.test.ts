@@ -20,10 +20,13 @@ import { TEST_JWT_SECRET } from '../core/support.js';
 import { randomEmoji, randomPhone, randomPin, sendChat, type LoginBody } from '../helpers/flow.js';
 import { outboundOf, startFakeEvolution, type FakeEvolution } from '../helpers/gateway.js';
 import { eventually, get, post, request, type JsonResponse } from '../helpers/http.js';
-import { RELAXED_LIMITS } from '../helpers/processes.js';
-import { cleanPrefix, uniquePrefix } from '../helpers/redis.js';
+import { RELAXED_LIMITS, type Stack } from '../helpers/processes.js';
+import { cleanPrefix, testRedis, uniquePrefix } from '../helpers/redis.js';
 import { ClusterTopology } from '../helpers/redis-topology.js';
 import { startServices, stopServices } from '../helpers/services.js';
+import { Browser } from '../oidc/browser.js';
+import { startProductionOidc } from '../oidc/production-stack.js';
+import { RelyingParty, type Chat, type Person } from '../oidc/relying-party.js';
 import { connected, type TestClient } from '../realtime/clients.js';
 
 const EVO_KEY = 'block-evolution-api-key';
@@ -277,6 +280,71 @@ describe('accounts: block and unblock a person', function () {
     expect(await services.redis.hexists(userKey(id), 'blockedAt')).to.equal(0);
     expect((await get(base, '/profile', person.token)).status).to.equal(200);
     expect((await get(base, '/profile', admin.token)).status).to.equal(200);
+  });
+});
+
+/**
+ * The OpenID login (the same chat login, through real processes under production settings, as
+ * test/oidc runs it): blocking ends the app's tokens, its refresh and the browser's provider
+ * session; a new OpenID sign-in of the blocked person is refused (access_denied); unblocked, it works.
+ */
+describe('accounts: block and the OpenID login', function () {
+  this.timeout(120000);
+  let stack: Stack;
+  let base: string;
+  let chat: Chat;
+  let rp: RelyingParty;
+  before(async function () {
+    ({ stack, base, chat } = await startProductionOidc('block-oidc'));
+    rp = await RelyingParty.discover(`http://localhost:${new URL(base).port}/oidc`, chat);
+  });
+  after(async () => stack?.stop());
+
+  /** A PIN login in the service's own app (the server draws the emoji string in production): its body. */
+  const appLogin = async (who: Person): Promise<LoginBody> => {
+    const pin = randomPin();
+    const reg = await post(base, '/register-pin', { pin });
+    expect(reg.status, reg.text).to.equal(200);
+    expect((await chat(`PIN: ${String(reg.body.emojiString)}`, who)).status).to.equal(200);
+    return eventually(async () => {
+      const r = await post<LoginBody>(base, '/check-login', { pin });
+      return r.body.verified ? r.body : undefined;
+    }, 30000);
+  };
+
+  it('blocked: the OpenID tokens, refresh and provider session are dead, a new OpenID sign-in is refused; unblocked: it signs in', async function () {
+    const adminLogin = await appLogin({ phone: randomPhone(), pushName: 'Ada Admin' });
+    const redis = testRedis();
+    try {
+      await redis.hset(`${stack.prefix}:user:{u${adminLogin.user.id}}`, 'roles', JSON.stringify(['user', 'admin']));
+    } finally {
+      redis.disconnect();
+    }
+    const who = { phone: randomPhone(), pushName: 'Olga Idc' };
+    const login = await rp.login(who);
+    expect(await rp.userinfoStatus(login.tokens.access_token, login.sub)).to.equal(200);
+    expect((await rp.promptNone(login.browser)).searchParams.get('code')).to.be.a('string');
+
+    const r = await request(base, 'POST', `/admin/api/v1/users/${login.sub}/block`, { json: { reason: 'oidc' }, token: adminLogin.token });
+    expect(r.status, r.text).to.equal(200);
+    expect(r.body.sessionsEnded).to.be.at.least(1);
+    expect(await rp.userinfoStatus(login.tokens.access_token, login.sub)).to.equal(401);
+    expect(await rp.refreshOutcome(login.tokens.refresh_token!)).to.equal('invalid_grant');
+    const none = (await rp.promptNone(login.browser)).searchParams;
+    expect(none.get('code')).to.equal(null);
+    expect(none.get('error')).to.equal('login_required');
+
+    // a new sign-in with the code from the chat: refused, no code for the app
+    const attempt = await rp.authorize();
+    const refused = new URL(await rp.signIn(new Browser(), attempt.url, who));
+    expect(refused.searchParams.get('code')).to.equal(null);
+    expect(refused.searchParams.get('error')).to.equal('access_denied');
+
+    const un = await request(base, 'DELETE', `/admin/api/v1/users/${login.sub}/block`, { token: adminLogin.token });
+    expect(un.status, un.text).to.equal(200);
+    const again = await rp.login(who);
+    expect(again.sub).to.equal(login.sub);
+    expect(await rp.userinfoStatus(again.tokens.access_token, again.sub)).to.equal(200);
   });
 });
 
