@@ -241,6 +241,30 @@ describe('accounts: block and unblock a person', function () {
     expect(repliesTo(phone).filter((t) => !t.startsWith(signedIn))).to.deep.equal([]);
   });
 
+  it('API keys: a read-only key cannot block or unblock (403); a users:write key can, and the audit trail names the key', async function () {
+    const person = await signIn(randomPhone());
+    const id = person.user.id;
+    const reader = await services.apiKeys.create({ name: 'reader', scopes: ['users:read', 'events:read'] }, { kind: 'system' });
+    const writer = await services.apiKeys.create({ name: 'writer', scopes: ['users:write'] }, { kind: 'system' });
+    const refused = await request(base, 'POST', blockPath(id), { json: {}, token: reader.secret });
+    expect(refused.status, refused.text).to.equal(403);
+    expect(refused.body).to.deep.include({ error: 'FORBIDDEN' });
+    expect((await request(base, 'DELETE', blockPath(id), { token: reader.secret })).status).to.equal(403);
+    expect(await services.redis.hexists(userKey(id), 'blockedAt')).to.equal(0);
+    expect((await get(base, '/profile', person.token)).status).to.equal(200);
+
+    const done = await request(base, 'POST', blockPath(id), { json: { reason: 'by key' }, token: writer.secret });
+    expect(done.status, done.text).to.equal(200);
+    expect(done.body.sessionsEnded).to.equal(1);
+    expect(await services.redis.hget(userKey(id), 'blockedBy')).to.equal(`key:${writer.key.id}`);
+    expect((await request(base, 'DELETE', blockPath(id), { token: writer.secret })).status).to.equal(200);
+    const trail = await services.audit.list({ userId: id, types: ['account.blocked', 'account.unblocked'] });
+    expect(trail.events.map((e) => [e.type, e.actor])).to.deep.equal([
+      ['account.unblocked', `key:${writer.key.id}`],
+      ['account.blocked', `key:${writer.key.id}`],
+    ]);
+  });
+
   it('the doors: no token 401, a person without the role 403, an unknown user 404, bad ids and bodies 400, an admin blocking themself 403', async function () {
     const admin = await anAdmin();
     const person = await signIn(randomPhone());
@@ -272,7 +296,7 @@ describe('accounts: block and unblock a person', function () {
     const form = await request(base, 'POST', blockPath(id), { raw: '{"reason":"x"}', headers: { 'content-type': 'text/plain' }, token: admin.token });
     expect(form.status).to.equal(400);
     expect(
-      (await request(base, 'POST', blockPath(id), { raw: 'x'.repeat(10_000), headers: { 'content-type': 'application/json' }, token: admin.token })).status,
+      (await request(base, 'POST', blockPath(id), { raw: 'x'.repeat(20_000), headers: { 'content-type': 'application/json' }, token: admin.token })).status,
     ).to.equal(413);
     const self = await request(base, 'POST', blockPath(admin.user.id), { json: {}, token: admin.token });
     expect(self.status).to.equal(403);
