@@ -7,12 +7,15 @@ import type { Services } from '../../services.js';
 import type { AppContext } from '../context.js';
 import { adminOf } from './auth.js';
 
-/** A user id as ids.ts makes them (base64url); anything else names nobody. */
-const USER_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** A user id as ids.ts makes them (base64url), the same rule as users.ts; anything else names nobody. */
+const USER_ID = /^[A-Za-z0-9_-]{8,64}$/;
 
 function userIdOf(ctx: AppContext): string {
   const id = String(ctx.params.id ?? '');
-  if (!USER_ID.test(id)) throw new AppError('VALIDATION_ERROR', 'Malformed user id', { details: [{ field: 'id', message: 'is not a user id' }] });
+  if (!USER_ID.test(id)) {
+    const message = 'must be a user id (8 to 64 characters: letters, digits, `_`, `-`)';
+    throw new AppError('VALIDATION_ERROR', `Invalid data: id ${message}`, { details: [{ field: 'id', message }] });
+  }
   return id;
 }
 
