@@ -152,6 +152,17 @@ describe('accounts: block and unblock a person', function () {
     const fields = await services.redis.hgetall(userKey(id));
     expect(fields).to.include({ blockedAt: String(blockedAt), blockedBy: `admin:${admin.user.id}`, blockReason: 'reported for fraud' });
 
+    // the person as the admin API shows them
+    const shown = await get<{ user: Record<string, unknown> }>(base, `/admin/api/v1/users/${id}`, admin.token);
+    expect(shown.status, shown.text).to.equal(200);
+    expect(shown.body.user).to.deep.include({
+      blocked: true,
+      blockedAt: r.body.blockedAt,
+      blockedBy: `admin:${admin.user.id}`,
+      blockReason: 'reported for fraud',
+    });
+    expect(shown.body.user.sessions).to.deep.equal([]);
+
     // once more: the first block stays, nothing is left to end, nothing new is recorded
     const again = await request(base, 'POST', blockPath(id), { json: {}, token: admin.token });
     expect(again.body).to.deep.equal({ success: true, blockedAt: r.body.blockedAt, sessionsEnded: 0 });
