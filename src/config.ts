@@ -139,6 +139,8 @@ export interface Config {
   expiredMemorySeconds: number;
   /** the audit trail's retention (docs/accounts.md): AUDIT_RETENTION_DAYS and AUDIT_MAX_EVENTS, whichever is reached first */
   audit: { days: number; maxEvents: number };
+  /** ERASURE_RECEIPT_DAYS: how long an erase's receipt (no personal data) is kept (docs/accounts.md, "Erase") */
+  erasureReceiptDays: number;
   /** a collected login can be collected again by a retry (same tokens) for this long */
   collectRetrySeconds: number;
   /** a refresh token presented again this soon after its rotation gets the same new pair */
@@ -863,6 +865,7 @@ function readConfig(env: Env): Config {
     verifiedGraceSeconds: int(env, 'VERIFIED_GRACE_SECONDS', 60, 1, 3600),
     expiredMemorySeconds: int(env, 'EXPIRED_MEMORY_SECONDS', 3600, 1, 86400 * 7),
     audit: { days: int(env, 'AUDIT_RETENTION_DAYS', 90, 1, 3650), maxEvents: int(env, 'AUDIT_MAX_EVENTS', 1_000_000, 1000, 100_000_000) },
+    erasureReceiptDays: int(env, 'ERASURE_RECEIPT_DAYS', 365, 1, 3650),
     collectRetrySeconds,
     refreshReuseSeconds,
     idempotencyKeySeconds: int(env, 'IDEMPOTENCY_KEY_SECONDS', 86400, 60, 86400 * 7),

@@ -2,6 +2,9 @@ import { ApiKeys } from './accounts/api-keys.js';
 import { AuditTrail } from './accounts/audit.js';
 import { Directory } from './accounts/directory.js';
 import { AccountRoles } from './accounts/roles.js';
+import { Eraser } from './accounts/erase.js';
+import { Exporter } from './accounts/export.js';
+import { coreHoldings, type Holding } from './accounts/holdings.js';
 import type { Config } from './config.js';
 import { Sessions } from './auth/sessions.js';
 import { loadKeyRing } from './auth/key-ring.js';
@@ -11,6 +14,7 @@ import { ChannelHealth } from './messaging/health.js';
 import { WebhookAuth } from './messaging/webhook-auth.js';
 import type { Logger } from './observability/logger.js';
 import { ExpirySchedule } from './queues/expiry-schedule.js';
+import { personJobs } from './queues/person-jobs.js';
 import { createQueues, type Queues } from './queues/queues.js';
 import { connect, type RedisClient } from './redis/connection.js';
 import { keys as makeKeys, type Keys } from './redis/keys.js';
@@ -56,6 +60,12 @@ export interface Services {
   directory: Directory;
   /** a person's roles, changed and audited (src/accounts/roles.ts) */
   roles: AccountRoles;
+  /** everything held about a person, one holding per kind, in erase order (accounts/holdings.ts) */
+  holdings: Holding[];
+  /** erases a person, resumably (accounts/erase.ts) */
+  eraser: Eraser;
+  /** a person's data as one document (accounts/export.ts) */
+  exporter: Exporter;
   /** loads what needs Redis before the first request or job: the generated signing key */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -91,7 +101,20 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     collectRetrySeconds: config.collectRetrySeconds,
     policy: config.registration,
   });
+  const sessions = new Sessions(redis, scripts, keys, tokens, config.refreshReuseSeconds, oidcLogins);
   const audit = new AuditTrail(redis, keys, config.audit);
+  const directory = new Directory(redis, scripts, keys);
+  const holdings = coreHoldings({
+    redis,
+    keys,
+    scripts,
+    listSessions: (userId) => sessions.list(userId, ''),
+    oidc: oidcLogins,
+    // inbound and outbound jobs name people; the expiry queue's hold PIN hashes only
+    jobs: personJobs(redis, [...queues.inbound, ...queues.outbound]),
+    directory,
+    audit,
+  });
   return {
     config,
     log,
@@ -100,7 +123,7 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     scripts,
     queues,
     tokens,
-    sessions: new Sessions(redis, scripts, keys, tokens, config.refreshReuseSeconds, oidcLogins),
+    sessions,
     oidcLogins,
     registrations,
     limits,
@@ -114,10 +137,13 @@ export function createServices(config: Config, log: Logger, role: string): Servi
       pathSecret: config.webhookPathSecret,
     }),
     replicas,
-    audit,
     apiKeys: new ApiKeys(redis, keys, config.audit.days),
-    directory: new Directory(redis, scripts, keys),
+    audit,
+    directory,
     roles: new AccountRoles(redis, scripts, keys, audit, log),
+    holdings,
+    eraser: new Eraser(redis, keys, holdings, audit, config.erasureReceiptDays),
+    exporter: new Exporter(redis, keys, holdings, audit),
     async ready() {
       tokens.useKeys(await loadKeyRing(config, redis, keys));
     },

@@ -4,6 +4,7 @@ import { addAdminRoutes } from './admin-api/routes.js';
 import type { AppRouter, AppState } from './context.js';
 import { accessTokenOfAnyAge, authenticate } from './middleware/authenticate.js';
 import { jsonBody } from './middleware/json-body.js';
+import { deleteOwnAccount, exportOwnAccount } from './routes/account.js';
 import { checkLogin } from './routes/check-login.js';
 import { docsAssets, docsPage, openApiJson } from './routes/docs.js';
 import { health } from './routes/health.js';
@@ -50,6 +51,9 @@ export function createRouter(services: Services, accept: AcceptWebhook, pages?: 
   router.get('/sessions', user, listSessions(services));
   router.delete('/sessions/:id', user, endSession(services));
   router.delete('/sessions', user, endAllSessions(services));
+  // the person's own data: a copy of it, and its erasure (docs/accounts.md)
+  router.get('/account/export', user, exportOwnAccount(services));
+  router.delete('/account', user, deleteOwnAccount(services));
 
   router.post('/send-message', user, json, sendMessage(services));
   router.get('/messages/:id', user, messageStatus(services));

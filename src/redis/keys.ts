@@ -125,6 +125,16 @@ export interface Keys {
   directoryEntries(): string;
   /** the directory: set once the accounts made before it were indexed (directory.ts, backfill) */
   directoryBackfilled(): string;
+  /**
+   * hash: an erase in progress (src/accounts/erase.ts): its receipt id, actor, the person's
+   * identifiers and each holding's count once done; the user's tag, so a retry finds it; deleted
+   * when the erase is finished
+   */
+  erasePlan(userId: string): string;
+  /** sorted set: user ids of erases begun and not finished, scored by their start (ms); Eraser.resume() walks it */
+  erasePending(): string;
+  /** an erase's receipt (JSON, no personal data), kept for ERASURE_RECEIPT_DAYS; by receipt id */
+  erasure(receiptId: string): string;
 }
 
 /**
@@ -182,5 +192,8 @@ export function keys(prefix: string): Keys {
     directoryNames: () => `${prefix}:dir:{d}:names`,
     directoryEntries: () => `${prefix}:dir:{d}:entries`,
     directoryBackfilled: () => `${prefix}:dir:{d}:backfilled`,
+    erasePlan: (id) => `${prefix}:erasing:{u${id}}`,
+    erasePending: () => `${prefix}:erasing-pending`,
+    erasure: (id) => `${prefix}:erasure:${id}`,
   };
 }

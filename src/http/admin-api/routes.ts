@@ -6,6 +6,7 @@ import { blockUser, unblockUser } from './block.js';
 import { listEvents } from './events.js';
 import { createKey, listKeys, me, revokeKey } from './keys.js';
 import { addRole, endUserSession, endUserSessions, getUser, listUserSessions, listUsers, removeRole, setRoles } from './users.js';
+import { eraseUser, exportUser } from './people-data.js';
 
 /** The admin API's one versioned prefix (docs/accounts.md). */
 export const ADMIN_API = '/admin/api/v1';
@@ -41,4 +42,6 @@ export function addAdminRoutes(router: AppRouter, services: Services): void {
   // block and unblock (block.ts)
   router.post(`${ADMIN_API}/users/:id/block`, write, json, blockUser(services));
   router.delete(`${ADMIN_API}/users/:id/block`, write, unblockUser(services));
+  router.get(`${ADMIN_API}/users/:id/export`, read('users:read'), exportUser(services));
+  router.delete(`${ADMIN_API}/users/:id`, write, eraseUser(services));
 }
