@@ -246,3 +246,71 @@ export const blockAnswerSchema = {
   },
   required: ['success', 'blockedAt', 'sessionsEnded'],
 } as const;
+
+/** An erase's receipt (accounts/erase.ts): no personal data. */
+export const erasureReceiptSchema = {
+  type: 'object',
+  description: "An erase's receipt, kept for ERASURE_RECEIPT_DAYS under its id; it holds no personal data",
+  properties: {
+    id: { type: 'string', pattern: '^er_[A-Za-z0-9_-]+$', description: 'the receipt id (`er_` + 128 random bits): note it against the request' },
+    erasedAt: { type: 'string', description: 'ISO 8601' },
+    actor: { type: 'string', description: '`admin:<userId>`, `key:<keyId>`, `user` (the person themselves, no id) or `system`' },
+    removed: {
+      type: 'object',
+      description:
+        'keys (or records) removed, by holding: sessions, openid, identifiers, registrations, confirmations, messages, senders, deliveries, limits, jobs, directory, events, account',
+      additionalProperties: { type: 'integer', minimum: 0 },
+    },
+  },
+  required: ['id', 'erasedAt', 'actor', 'removed'],
+} as const;
+
+export const erasureResponseSchema = {
+  type: 'object',
+  properties: { success: { const: true }, receipt: erasureReceiptSchema },
+  required: ['success', 'receipt'],
+} as const;
+
+const list = (description: string) => ({ type: 'array', description, items: { type: 'object' } }) as const;
+
+/** Everything held about a person (accounts/export.ts): each holding's part under its name. */
+export const personExportSchema = {
+  type: 'object',
+  description: 'Everything held about a person, one part per kind of data; no secret (PIN hash, token, result) is in it',
+  properties: {
+    format: { const: 'pin-auth/export/1' },
+    exportedAt: { type: 'string', description: 'ISO 8601' },
+    userId: { type: 'string' },
+    holdings: {
+      type: 'object',
+      properties: {
+        account: {
+          type: 'object',
+          description: 'the user record: id, name, surname, phone, roles, createdAt, the identifiers it names (`id:<kind>`), username',
+          properties: { id: { type: 'string' }, roles: { type: 'array', items: { type: 'string' } } },
+          required: ['id', 'roles'],
+        },
+        identifiers: list('every identifier the account is known by: `{kind, value, linked}`'),
+        sessions: list("the app's sessions: `{kind: 'app', id, createdAt, lastUsedAt, expiresAt, device, ip}`"),
+        openid: list('OpenID logins of apps signing the person in through /oidc: `{kind: "oidc", id, client, …}`'),
+        registrations: list('sign-ins in flight or waiting to be collected: `{pinId, state, expiresAt, verifiedAt, device, ip}`'),
+        confirmations: list('chat questions open for the person: `{number, askedAt, expiresAt, device, ip}`'),
+        messages: list('chat messages of the last day that signed the person in: `{messageId}`'),
+        senders: list('the sender of a recent message kept for an edit: `{phone, lid, displayName, …}`'),
+        deliveries: list('messages sent with /send-message: `{messageId, status, channel, kind, queuedAt, …}`'),
+        limits: { type: 'array', items: { type: 'string' }, description: 'rate-limit budgets spent under the phone or id (names)' },
+        jobs: list('jobs in the queues that carry the person (their chat messages, replies to them): `{queue, id, state, createdAt, data}`'),
+        events: list('audit events about the person, newest first'),
+      },
+      required: ['account', 'identifiers', 'sessions', 'openid', 'events'],
+      additionalProperties: true,
+    },
+  },
+  required: ['format', 'exportedAt', 'userId', 'holdings'],
+} as const;
+
+export const personExportResponseSchema = {
+  type: 'object',
+  properties: { success: { const: true }, export: personExportSchema },
+  required: ['success', 'export'],
+} as const;

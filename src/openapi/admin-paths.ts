@@ -11,6 +11,84 @@ const API_KEY_EXAMPLE = {
   revokedAt: null,
 };
 
+const USER_ID = 'gXH0aZyOJJFU5t-wQwvazg';
+
+/** An erase's receipt, as the admin and the person's routes answer it. */
+export const RECEIPT_EXAMPLE = {
+  id: 'er_Q2hhbmdlIG1lIHBsZWFzZQ',
+  erasedAt: '2026-12-02T01:00:00.000Z',
+  actor: 'admin:Zm9vYmFyYmF6cXV4cXV1eA',
+  removed: {
+    sessions: 2,
+    openid: 4,
+    identifiers: 3,
+    registrations: 1,
+    confirmations: 0,
+    messages: 2,
+    senders: 0,
+    deliveries: 1,
+    limits: 2,
+    jobs: 5,
+    directory: 1,
+    events: 12,
+    account: 4,
+  },
+};
+
+/** A person's export, as the admin and the person's routes answer it. */
+export const EXPORT_EXAMPLE = {
+  format: 'pin-auth/export/1',
+  exportedAt: '2026-12-02T01:00:00.000Z',
+  userId: USER_ID,
+  holdings: {
+    account: {
+      id: USER_ID,
+      name: 'Ana',
+      surname: 'Silva',
+      phone: '+5511999998888',
+      roles: ['user'],
+      createdAt: '2026-11-01T12:00:00.000Z',
+      'id:lid': '123456789012345',
+    },
+    identifiers: [
+      { kind: 'lid', value: '123456789012345', linked: true },
+      { kind: 'phone', value: '+5511999998888', linked: true },
+    ],
+    sessions: [
+      {
+        kind: 'app',
+        id: 'q1w2e3r4t5y6u7i8o9p0aa',
+        createdAt: '2026-12-01T21:00:00.000Z',
+        lastUsedAt: '2026-12-01T21:10:00.000Z',
+        expiresAt: '2026-12-31T21:10:00.000Z',
+        device: 'Chrome on Windows',
+        ip: '203.0.113.x',
+      },
+    ],
+    openid: [
+      {
+        kind: 'oidc',
+        id: 'oidc.Z3JhbnQtaWQtZXhhbXBsZQ',
+        client: { id: 'shop', name: 'The Shop' },
+        createdAt: '2026-12-01T20:00:00.000Z',
+        lastUsedAt: '2026-12-01T20:30:00.000Z',
+        expiresAt: '2026-12-15T20:00:00.000Z',
+        device: 'Safari on iPhone',
+        ip: '198.51.100.x',
+        current: false,
+      },
+    ],
+    registrations: [],
+    confirmations: [],
+    messages: [{ messageId: '3EB0C431C26A1916E0A7' }],
+    senders: [],
+    deliveries: [],
+    limits: [],
+    jobs: [],
+    events: [],
+  },
+};
+
 /** The admin API's routes (src/http/admin-api/routes.ts), described as paths.ts describes the rest. */
 export const ADMIN_ROUTES: RouteDoc[] = [
   {
@@ -300,6 +378,31 @@ const PEOPLE_ROUTES: RouteDoc[] = [
     example: { params: { id: PERSON, role: 'support' }, ok: { success: true, roles: ['user'] } },
     ok: rolesAnswer,
     errors: [...peopleErrors],
+  },
+  {
+    method: 'get',
+    path: '/admin/api/v1/users/:id/export',
+    tag: 'accounts',
+    summary: 'Everything held about a person as one JSON document (GDPR art. 15 and 20, LGPD art. 18); audited as `account.exported`',
+    description: 'Needs `users:read`. The parts are described in docs/accounts.md, "Export"; no secret (PIN hash, token, login result) is in it.',
+    auth: 'adminApi',
+    params: { id: 'the user id' },
+    example: { params: { id: USER_ID }, ok: { success: true, export: EXPORT_EXAMPLE } },
+    ok: { description: 'the export', schema: res.personExportResponseSchema },
+    errors: ['VALIDATION_ERROR', 'AUTHENTICATION_FAILED', 'FORBIDDEN', 'NOT_FOUND', 'RATE_LIMITED', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'delete',
+    path: '/admin/api/v1/users/:id',
+    tag: 'accounts',
+    summary: 'Erase a person: every key about them, leaving a receipt without personal data (GDPR art. 17, LGPD art. 18, DPDP Act)',
+    description:
+      'Needs `users:write`. Sessions and OpenID logins end first, identifier links go before the user record (the next message from the same phone makes a new account). A fault halfway leaves a plan a retry of this request finishes with the same receipt; a finished erase answers 404 after. docs/accounts.md, "Erase".',
+    auth: 'adminApi',
+    params: { id: 'the user id' },
+    example: { params: { id: USER_ID }, ok: { success: true, receipt: RECEIPT_EXAMPLE } },
+    ok: { description: 'erased; the receipt', schema: res.erasureResponseSchema },
+    errors: ['VALIDATION_ERROR', 'AUTHENTICATION_FAILED', 'FORBIDDEN', 'NOT_FOUND', 'RATE_LIMITED', 'NETWORK_ERROR'],
   },
 ];
 

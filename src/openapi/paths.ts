@@ -1,6 +1,7 @@
 import * as req from '../validation/schemas.js';
 import * as res from '../validation/responses.js';
-import { ADMIN_ROUTES } from './admin-paths.js';
+import * as accounts from '../accounts/schemas.js';
+import { ADMIN_ROUTES, EXPORT_EXAMPLE, RECEIPT_EXAMPLE } from './admin-paths.js';
 import type { RouteDoc } from './route-doc.js';
 
 /**
@@ -202,6 +203,29 @@ export const ROUTES: RouteDoc[] = [
     ok: { description: 'closed', schema: res.signOutEverywhereResponseSchema },
     example: { ok: { success: true, message: 'Signed out everywhere', closed: 2 } },
     errors: ['AUTHENTICATION_FAILED', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'get',
+    path: '/account/export',
+    tag: 'accounts',
+    summary: 'A copy of everything held about the caller, as one JSON document (GDPR art. 15 and 20, LGPD art. 18 II and V)',
+    description: 'The same document as the admin API\'s export; audited as `account.exported`. docs/accounts.md, "Export".',
+    auth: 'bearer',
+    ok: { description: 'the export', schema: accounts.personExportResponseSchema },
+    example: { ok: { success: true, export: EXPORT_EXAMPLE } },
+    errors: ['AUTHENTICATION_FAILED', 'NOT_FOUND', 'NETWORK_ERROR'],
+  },
+  {
+    method: 'delete',
+    path: '/account',
+    tag: 'accounts',
+    summary: "Erase the caller's account: every session ends and every key about them goes (GDPR art. 17, LGPD art. 18 VI)",
+    description:
+      'Answers the receipt (no personal data; actor `user`). The token is refused from then on; the next message from the same phone makes a new account. docs/accounts.md, "Erase".',
+    auth: 'bearer',
+    ok: { description: 'erased; the receipt', schema: accounts.erasureResponseSchema },
+    example: { ok: { success: true, receipt: { ...RECEIPT_EXAMPLE, actor: 'user' } } },
+    errors: ['AUTHENTICATION_FAILED', 'NOT_FOUND', 'NETWORK_ERROR'],
   },
   {
     method: 'post',

@@ -68,8 +68,8 @@ describe('openapi: every operation has examples, and "Try it out" with them answ
       admin: ADMIN_AUTH,
       metrics: `Bearer ${ADMIN.METRICS_TOKEN}`,
     };
-    // signing out everywhere ends the token: last
-    const everywhere = ([p, m]: [string, string, Operation]): boolean => m === 'delete' && p === '/sessions';
+    // signing out everywhere and erasing the account end the token: last
+    const everywhere = ([p, m]: [string, string, Operation]): boolean => m === 'delete' && (p === '/sessions' || p === '/account');
     const ordered = [...operations().filter((o) => !everywhere(o)), ...operations().filter(everywhere)];
     const answers: string[] = [];
     for (const [path, method, op] of ordered) {

@@ -266,6 +266,32 @@ describe('openapi: real responses match the document', function () {
     const nobody = await request(stack.url, 'DELETE', at(admin.user.id));
     expect(nobody.status).to.equal(401);
     conforms('delete', blockPath, nobody);
+    // export and erase (docs/accounts.md): a person's, by an admin; then by the person themselves
+    const { login: person } = await fullLogin(stack.url);
+    const exported = await get(stack.url, `/admin/api/v1/users/${person.user.id}/export`, admin.token);
+    expect(exported.status).to.equal(200);
+    conforms('get', '/admin/api/v1/users/{id}/export', exported);
+    conforms('get', '/admin/api/v1/users/{id}/export', await get(stack.url, `/admin/api/v1/users/${person.user.id}/export`, login.token));
+    conforms('get', '/admin/api/v1/users/{id}/export', await get(stack.url, '/admin/api/v1/users/no.such/export', admin.token));
+    const erased = await request(stack.url, 'DELETE', `/admin/api/v1/users/${person.user.id}`, { token: admin.token });
+    expect(erased.status).to.equal(200);
+    conforms('delete', '/admin/api/v1/users/{id}', erased);
+    const gone = await request(stack.url, 'DELETE', `/admin/api/v1/users/${person.user.id}`, { token: admin.token });
+    expect(gone.status).to.equal(404);
+    conforms('delete', '/admin/api/v1/users/{id}', gone);
+    conforms('delete', '/admin/api/v1/users/{id}', await request(stack.url, 'DELETE', `/admin/api/v1/users/${person.user.id}`));
+    // the person's own, with a login of its own (the others above stay signed in)
+    const { login: self } = await fullLogin(stack.url);
+    const own = await get(stack.url, '/account/export', self.token);
+    expect(own.status).to.equal(200);
+    conforms('get', '/account/export', own);
+    conforms('get', '/account/export', await get(stack.url, '/account/export'));
+    const deleted = await request(stack.url, 'DELETE', '/account', { token: self.token });
+    expect(deleted.status).to.equal(200);
+    conforms('delete', '/account', deleted);
+    const dead = await request(stack.url, 'DELETE', '/account', { token: self.token });
+    expect(dead.status).to.equal(401);
+    conforms('delete', '/account', dead);
   });
 
   it('serves the reference page and its assets from the service (no CDN)', async function () {
