@@ -96,6 +96,27 @@ describe('client: the typed client against a running service', function () {
     expect((await rejection(client.profile(session))).code).to.equal('AUTHENTICATION_FAILED');
   });
 
+  it("exportAccount and deleteAccount: the person's own data, then its erasure; the receipt names no one and the tokens stop working", async function () {
+    const client = new PinAuthClient({ baseUrl: stack.url });
+    const phone = randomPhone();
+    const login = await client.startLogin();
+    await sendChat(stack.url, login.text, { phone });
+    const session: Session = await login.session;
+    const data = await client.exportAccount(session);
+    expect(data.userId).to.equal(session.user.id);
+    expect(data.holdings.account.id).to.equal(session.user.id);
+    expect(data.holdings.identifiers).to.deep.include({ kind: 'phone', value: phone, linked: true });
+    expect(data.holdings.sessions).to.have.length(1);
+    const receipt = await client.deleteAccount(session);
+    expect(receipt.id).to.match(/^er_/);
+    expect(receipt.actor).to.equal('user');
+    expect(JSON.stringify(receipt)).to.not.include(session.user.id);
+    expect(JSON.stringify(receipt)).to.not.include(phone.slice(1));
+    expect((await rejection(client.profile(session))).code).to.equal('AUTHENTICATION_FAILED');
+    expect((await rejection(client.deleteAccount(session))).code).to.equal('AUTHENTICATION_FAILED');
+    expect((await rejection(client.exportAccount(session))).code).to.equal('AUTHENTICATION_FAILED');
+  });
+
   it('cancel: the session rejects with CANCELLED and the service forgets the registration', async function () {
     const client = new PinAuthClient({ baseUrl: stack.url });
     const pin = randomPin();

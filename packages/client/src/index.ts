@@ -7,11 +7,11 @@ import { randomPin } from './codes.js';
 import { PinAuthError } from './errors.js';
 import { Http, withRetries } from './http.js';
 import { DEFAULT_RETRY_MS, Login } from './login.js';
-import type { ClientOptions, LoginStatus, Profile, Session, SessionInfo, StartOptions } from './types.js';
+import type { AccountExport, ClientOptions, ErasureReceipt, LoginStatus, Profile, Session, SessionInfo, StartOptions } from './types.js';
 
 export { PinAuthError, isTransient, SERVICE_ERROR_CODES, type PinAuthErrorCode, type ServiceErrorCode } from './errors.js';
 export { chatText, randomEmojiString, randomPin, waLink } from './codes.js';
-export type { ClientOptions, LoginStatus, Profile, Session, SessionInfo, StartOptions, User } from './types.js';
+export type { AccountExport, ClientOptions, ErasureReceipt, LoginStatus, Profile, Session, SessionInfo, StartOptions, User } from './types.js';
 
 /** A login in progress (see Login): what to show, its status, the session to await, cancel. */
 export interface LoginAttempt {
@@ -101,6 +101,20 @@ export class PinAuthClient {
   /** Signs out everywhere; resolves with how many sessions were closed. */
   async signOutEverywhere(session: Session): Promise<number> {
     return (await this.http.request<{ closed: number }>('DELETE', '/sessions', { token: session.token })).closed;
+  }
+
+  /** A copy of everything the service holds about the person (their right of access and to portability). */
+  async exportAccount(session: Session): Promise<AccountExport> {
+    return (await this.http.request<{ export: AccountExport }>('GET', '/account/export', { token: session.token })).export;
+  }
+
+  /**
+   * Erases the person's account: every session ends (this one's tokens too) and every key about
+   * them goes; resolves with the receipt. Not retried: once it has gone through, the token is
+   * refused (a lost answer shows as AUTHENTICATION_FAILED on a second call, and the account is gone).
+   */
+  async deleteAccount(session: Session): Promise<ErasureReceipt> {
+    return (await this.http.request<{ receipt: ErasureReceipt }>('DELETE', '/account', { token: session.token })).receipt;
   }
 
   /** Closes the session on the service: its tokens stop working at once (retried like a registration: closing twice is harmless). */

@@ -74,3 +74,35 @@ export interface StartOptions {
   /** the secret PIN; default: 128 random bits. Whoever knows it collects the tokens. */
   pin?: string;
 }
+
+/**
+ * Everything the service holds about the person (GET /account/export): each kind of data under
+ * its name (`account`, `identifiers`, `sessions`, `openid`, `registrations`, `events`, …). The
+ * service's docs/accounts.md, "Export", describes each part.
+ */
+export interface AccountExport {
+  format: string;
+  /** ISO 8601 */
+  exportedAt: string;
+  userId: string;
+  holdings: {
+    account: { id: string; roles: string[]; [field: string]: unknown };
+    identifiers: { kind: string; value: string; linked: boolean }[];
+    sessions: Omit<SessionInfo, 'current'>[];
+    openid: SessionInfo[];
+    events: unknown[];
+    [holding: string]: unknown;
+  };
+}
+
+/** What an erase leaves (DELETE /account): no personal data; keep the id as proof of the erasure. */
+export interface ErasureReceipt {
+  /** `er_…`: the receipt the service keeps (for a year by default) */
+  id: string;
+  /** ISO 8601 */
+  erasedAt: string;
+  /** `user` when the person asked themselves */
+  actor: string;
+  /** keys removed, by kind of data */
+  removed: Record<string, number>;
+}
