@@ -55,6 +55,10 @@ export function receiptActor(actor: Actor, userId: string): string {
 
 export const DEFAULT_RECEIPT_DAYS = 365;
 
+/** How often the worker role finishes erases left unfinished, and how old one must be (not one running now). */
+export const RESUME_EVERY_MS = 5 * 60_000;
+export const RESUME_AFTER_MS = 2 * 60_000;
+
 /** The person as the user record names them: the phone and every `id:<kind>` field. */
 export async function personOf(redis: RedisClient, keys: Keys, userId: string): Promise<Person | null> {
   const h = await redis.hgetall(keys.user(userId));
@@ -147,9 +151,13 @@ export class Eraser {
     return raw ? (JSON.parse(raw) as ErasureReceipt) : null;
   }
 
-  /** Finishes every erase begun and not finished (a worker that died mid-way); their receipts. */
-  async resume(actor: Actor): Promise<ErasureReceipt[]> {
-    const pending = await this.redis.zrange(this.keys.erasePending(), '0', '99');
+  /**
+   * Finishes the erases begun at least `olderThanMs` ago and not finished (a process that died
+   * mid-way, a person whose own DELETE /account failed after their session had ended: they can't
+   * retry it); their receipts. The worker role runs it every few minutes (RESUME_EVERY_MS).
+   */
+  async resume(actor: Actor, olderThanMs = 0): Promise<ErasureReceipt[]> {
+    const pending = await this.redis.zrangebyscore(this.keys.erasePending(), '-inf', Date.now() - olderThanMs, 'LIMIT', 0, 100);
     const out: ErasureReceipt[] = [];
     for (const userId of pending) {
       const exists = await this.redis.exists(this.keys.erasePlan(userId));

@@ -1,3 +1,5 @@
+import { SYSTEM } from '../accounts/actor.js';
+import { RESUME_AFTER_MS, RESUME_EVERY_MS } from '../accounts/erase.js';
 import { startWorkers, type WorkerHost } from '../queues/worker-host.js';
 import type { Bootstrapped } from './bootstrap.js';
 
@@ -24,9 +26,20 @@ export function startWorker(b: Bootstrapped): WorkerRole {
     onSenderRefused: (reason, country) => m.senderRefused(reason, country),
   });
   b.log.info('workers started', { queues: host.workers.map((w) => w.name) });
+  // erases a fault cut off (docs/accounts.md, "Erase"): finished here, whoever began them
+  const resume = setInterval(() => {
+    b.services.eraser.resume(SYSTEM, RESUME_AFTER_MS).then(
+      (done) => {
+        for (const r of done) b.log.warn('unfinished erase finished', { receipt: r.id });
+      },
+      (err: Error) => b.log.warn('unfinished erases could not be finished yet', { error: err.message }),
+    );
+  }, RESUME_EVERY_MS);
+  resume.unref();
   return {
     host,
     async stop() {
+      clearInterval(resume);
       await host.close(b.config.shutdownTimeoutMs);
     },
   };
