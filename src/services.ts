@@ -111,7 +111,7 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     listSessions: (userId) => sessions.list(userId, ''),
     oidc: oidcLogins,
     // inbound and outbound jobs name people; the expiry queue's hold PIN hashes only
-    jobs: personJobs(redis, [...queues.inbound, ...queues.outbound]),
+    jobs: personJobs(redis, queues.inbound, queues.outbound),
     directory,
     audit,
   });

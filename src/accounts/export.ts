@@ -13,6 +13,12 @@ import type { Holding } from './holdings.js';
  */
 export const EXPORT_FORMAT = 'pin-auth/export/1';
 
+/**
+ * A person's own export walks the keyspace (holdings.ts): one a minute each (RATE_LIMITED with
+ * Retry-After past it). An admin's or a key's exports are budgeted by the admin door.
+ */
+export const OWN_EXPORT_EVERY_MS = 60_000;
+
 export interface PersonExport {
   format: typeof EXPORT_FORMAT;
   /** ISO 8601 */
@@ -34,6 +40,13 @@ export class Exporter {
   async export(userId: string, actor: Actor, meta: EraseMeta = {}): Promise<PersonExport> {
     const [person, erasing] = await Promise.all([personOf(this.redis, this.keys, userId), this.redis.exists(this.keys.erasePlan(userId))]);
     if (person === null || erasing === 1) throw new AppError('NOT_FOUND', 'No such user');
+    if (actor.kind === 'user') {
+      const wait = this.keys.exportWait(userId);
+      if ((await this.redis.set(wait, '1', 'PX', OWN_EXPORT_EVERY_MS, 'NX')) === null) {
+        const ms = await this.redis.pttl(wait);
+        throw new AppError('RATE_LIMITED', 'One export a minute', { retryAfter: Math.max(1, Math.ceil(ms / 1000)) });
+      }
+    }
     const subject = subjectOf(this.redis, this.keys, person);
     const parts = await Promise.all(this.holdings.map(async (h) => [h.name, await h.export(subject)] as const));
     const doc: PersonExport = {

@@ -181,7 +181,10 @@ export async function findKeysAbout(redis: RedisClient, keys: Keys, person: Pers
         if (hit) found[r.family].push(r.name);
       } else if (r.read === 'reg') {
         const [userId, askedOf, result] = value as (string | null)[];
-        if (userId === uid || (askedOf !== null && askedOf !== undefined && addrs.has(askedOf)) || (result && mentions(result, tokens))) {
+        // asked of their phone and not claimed by anyone: theirs; claimed by another account
+        // (the phone's new account, during a resumed erase): that account's
+        const asked = askedOf !== null && askedOf !== undefined && addrs.has(askedOf) && !userId;
+        if (userId === uid || asked || (result && mentions(result, [uid]))) {
           found.registrations.push(r.name);
         }
       } else if (r.read === 'out') {

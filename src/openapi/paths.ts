@@ -209,11 +209,12 @@ export const ROUTES: RouteDoc[] = [
     path: '/account/export',
     tag: 'accounts',
     summary: 'A copy of everything held about the caller, as one JSON document (GDPR art. 15 and 20, LGPD art. 18 II and V)',
-    description: 'The same document as the admin API\'s export; audited as `account.exported`. docs/accounts.md, "Export".',
+    description:
+      'The same document as the admin API\'s export; audited as `account.exported`. One a minute (429 with Retry-After past it). docs/accounts.md, "Export".',
     auth: 'bearer',
     ok: { description: 'the export', schema: accounts.personExportResponseSchema },
     example: { ok: { success: true, export: EXPORT_EXAMPLE } },
-    errors: ['AUTHENTICATION_FAILED', 'NOT_FOUND', 'NETWORK_ERROR'],
+    errors: ['AUTHENTICATION_FAILED', 'NOT_FOUND', 'RATE_LIMITED', 'NETWORK_ERROR'],
   },
   {
     method: 'delete',

@@ -9,12 +9,17 @@ import type { RedisClient } from '../redis/connection.js';
  * (queues.ts: completed for an hour or a day, failed for 7 days), and each queue's events stream
  * repeats their ids and return values.
  *
- * Erase removes every job of any state but `active` whose data, return value or failure names the
- * person, and the events-stream entries that do. An active job is left: it is seconds from done,
- * and what it writes afterwards is a new account's (its message arrived after the links went),
- * or gone with the job's own removeOnComplete. The expiry queue carries PIN hashes only.
+ * Erase removes the jobs whose data, return value or failure names the person, and the
+ * events-stream entries that do: every finished inbound job (completed, failed), and every
+ * outbound job not active (a reply not yet sent to them is not sent). An inbound job still
+ * waiting is a message that arrived: it is left to run and, the links gone, makes a fresh
+ * account (the next message from the phone does, docs/accounts.md); dropping it would lose the
+ * message. An active job is left too: it is seconds from done. The expiry queue carries PIN
+ * hashes only.
  */
-const STATES = ['completed', 'failed', 'wait', 'delayed', 'prioritized', 'waiting-children'] as const;
+type State = 'completed' | 'failed' | 'wait' | 'delayed' | 'prioritized' | 'waiting-children';
+const FINISHED: readonly State[] = ['completed', 'failed'];
+const NOT_ACTIVE: readonly State[] = [...FINISHED, 'wait', 'delayed', 'prioritized', 'waiting-children'];
 const PAGE = 500;
 
 interface Found {
@@ -25,10 +30,10 @@ interface Found {
   data: unknown;
 }
 
-async function jobsOf(queues: readonly Queue[], tokens: readonly string[]): Promise<Found[]> {
+async function jobsOf(queues: readonly { queue: Queue; states: readonly State[] }[], tokens: readonly string[]): Promise<Found[]> {
   const out: Found[] = [];
-  for (const queue of queues) {
-    for (const state of STATES) {
+  for (const { queue, states } of queues) {
+    for (const state of states) {
       for (let start = 0; ; start += PAGE) {
         const page = await queue.getJobs([state], start, start + PAGE - 1, true);
         for (const job of page) {
@@ -45,7 +50,8 @@ async function jobsOf(queues: readonly Queue[], tokens: readonly string[]): Prom
   return out;
 }
 
-export function personJobs(redis: RedisClient, queues: readonly Queue[]): Holding {
+export function personJobs(redis: RedisClient, inbound: readonly Queue[], outbound: readonly Queue[]): Holding {
+  const queues = [...inbound.map((queue) => ({ queue, states: FINISHED })), ...outbound.map((queue) => ({ queue, states: NOT_ACTIVE }))];
   return {
     name: 'jobs',
     async export(s: Subject) {
@@ -59,7 +65,7 @@ export function personJobs(redis: RedisClient, queues: readonly Queue[]): Holdin
         // a job that went active meanwhile is locked: left (see above)
         removed += await j.queue.remove(j.id).catch(() => 0);
       }
-      for (const queue of queues) {
+      for (const { queue } of queues) {
         const stream = queue.keys.events!;
         let start = '-';
         for (;;) {

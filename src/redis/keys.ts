@@ -135,6 +135,8 @@ export interface Keys {
   erasePending(): string;
   /** an erase's receipt (JSON, no personal data), kept for ERASURE_RECEIPT_DAYS; by receipt id */
   erasure(receiptId: string): string;
+  /** set while a person's own export may not be asked again (accounts/export.ts); the user's tag */
+  exportWait(userId: string): string;
 }
 
 /**
@@ -195,5 +197,6 @@ export function keys(prefix: string): Keys {
     erasePlan: (id) => `${prefix}:erasing:{u${id}}`,
     erasePending: () => `${prefix}:erasing-pending`,
     erasure: (id) => `${prefix}:erasure:${id}`,
+    exportWait: (id) => `${prefix}:export-wait:{u${id}}`,
   };
 }

@@ -116,6 +116,11 @@ describe('accounts: erase and export (one Redis)', function () {
     expect((h.senders as { phone: string; displayName: string }[]).map((s) => [s.phone, s.displayName])).to.deep.equal([[p.phone, 'Erin Erase']]);
     expect(h.deliveries).to.have.length(1);
     expect((h.jobs as { queue: string }[]).length).to.be.greaterThan(1);
+    // one a minute: the walk of the keyspace is not for a loop
+    const again = await get(base, '/account/export', p.token);
+    expect(again.status).to.equal(429);
+    expect(again.body.error).to.equal('RATE_LIMITED');
+    expect(Number(again.headers.get('retry-after'))).to.be.within(1, 60);
     // never a secret: no token, refresh jti, PIN hash or result in the document
     const text = JSON.stringify(doc);
     expect(text).to.not.include(p.token);
@@ -138,6 +143,8 @@ describe('accounts: erase and export (one Redis)', function () {
     expect(receipt.removed.openid).to.be.greaterThan(0);
     expect(receipt.removed.jobs).to.be.greaterThan(0);
     expect(receipt.removed.account).to.be.greaterThan(0);
+    // the directory had indexed them (the inbound worker, after the login)
+    expect(receipt.removed.directory).to.equal(1);
     await queuesIdle(services);
     const after = await leftovers(services.redis, services.keys.prefix, needles);
     expect(after, after.join('\n')).to.deep.equal([]);
@@ -212,7 +219,7 @@ describe('accounts: erase and export (one Redis)', function () {
         scripts: services.scripts,
         listSessions: (id) => services.sessions.list(id, ''),
         oidc: services.oidcLogins,
-        jobs: personJobs(conn, [...services.queues.inbound, ...services.queues.outbound]),
+        jobs: personJobs(conn, services.queues.inbound, services.queues.outbound),
         audit: services.audit,
       }).map((h): Holding => {
         if (h.name !== 'deliveries') return h;
