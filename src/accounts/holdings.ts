@@ -392,6 +392,19 @@ export function coreHoldings(deps: {
     },
   };
 
+  const apiKeys: Holding = {
+    name: 'keys',
+    async export({ person }) {
+      return (await keysMadeBy(redis, keys, person.userId)).map((k) => ({ id: k.id, name: k.name, createdAt: iso(k.createdAt) }));
+    },
+    // a key they made stays the deployment's (it keeps working); who made it is forgotten
+    async erase({ person }) {
+      const made = await keysMadeBy(redis, keys, person.userId);
+      await Promise.all(made.map((k) => redis.hset(keys.apiKey(k.id), 'createdBy', ERASED)));
+      return made.length;
+    },
+  };
+
   const audit: Holding = {
     name: 'events',
     async export({ person }) {
@@ -444,9 +457,24 @@ export function coreHoldings(deps: {
     limits,
     ...(deps.jobs ? [deps.jobs] : []),
     directory,
+    apiKeys,
     audit,
     account,
   ];
+}
+
+/** What an erased person's name is replaced with where a record must stay (audit.ts ERASED_ACTOR, an API key's maker). */
+const ERASED = 'erased';
+
+/** The API keys the person made (as an admin, or themselves), from the deployment's key index. */
+async function keysMadeBy(redis: RedisClient, keys: Keys, userId: string): Promise<{ id: string; name: string | null; createdAt: string | null }[]> {
+  const ids = await redis.zrange(keys.apiKeys(), '0', '-1');
+  const rows = await Promise.all(ids.map((id) => redis.hmget(keys.apiKey(id), 'createdBy', 'name', 'createdAt')));
+  const mine = new Set([`admin:${userId}`, `user:${userId}`]);
+  return ids.flatMap((id, i) => {
+    const [by, name, createdAt] = rows[i] ?? [];
+    return by && mine.has(by) ? [{ id, name: name ?? null, createdAt: createdAt ?? null }] : [];
+  });
 }
 
 /**

@@ -258,7 +258,7 @@ export const erasureReceiptSchema = {
     removed: {
       type: 'object',
       description:
-        'keys (or records) removed, by holding: sessions, openid, identifiers, registrations, confirmations, messages, senders, deliveries, limits, jobs, directory, events, account',
+        'keys (or records) removed, by holding: sessions, openid, identifiers, registrations, confirmations, messages, senders, deliveries, limits, jobs, directory, keys, events, account',
       additionalProperties: { type: 'integer', minimum: 0 },
     },
   },
@@ -300,6 +300,7 @@ export const personExportSchema = {
         deliveries: list('messages sent with /send-message: `{messageId, status, channel, kind, queuedAt, …}`'),
         limits: { type: 'array', items: { type: 'string' }, description: 'rate-limit budgets spent under the phone or id (names)' },
         jobs: list('jobs in the queues that carry the person (their chat messages, replies to them): `{queue, id, state, createdAt, data}`'),
+        keys: list('API keys the person made as an admin: `{id, name, createdAt}` (never a secret)'),
         events: list('audit events about the person, newest first'),
       },
       required: ['account', 'identifiers', 'sessions', 'openid', 'events'],

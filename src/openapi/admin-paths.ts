@@ -30,6 +30,7 @@ export const RECEIPT_EXAMPLE = {
     limits: 2,
     jobs: 5,
     directory: 1,
+    keys: 0,
     events: 12,
     account: 4,
   },
@@ -85,6 +86,7 @@ export const EXPORT_EXAMPLE = {
     deliveries: [],
     limits: [],
     jobs: [],
+    keys: [],
     events: [],
   },
 };

@@ -299,6 +299,19 @@ describe('accounts: erase and export (one Redis)', function () {
       // the admin's own account is untouched
       expect((await get(base, '/profile', admin.token)).status).to.equal(200);
     });
+
+    it('an admin who made an API key is erased: the key stays and works, its maker is `erased`', async function () {
+      const other = await adminLogin(base, services.keys.prefix);
+      const made = await post<{ key: { id: string }; secret: string }>(base, '/admin/api/v1/keys', { name: 'siem', scopes: ['events:read'] }, other.token);
+      expect(made.status, made.text).to.equal(200);
+      const res = await request<Receipted>(base, 'DELETE', `/admin/api/v1/users/${other.user.id}`, { token: admin.token });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.receipt.removed.keys).to.equal(1);
+      expect(await services.redis.hget(services.keys.apiKey(made.body.key.id), 'createdBy')).to.equal('erased');
+      expect((await get(base, '/admin/api/v1/events?limit=1', made.body.secret)).status).to.equal(200);
+      const after = await leftovers(services.redis, services.keys.prefix, [other.user.id, digits(other.user.phone)]);
+      expect(after, after.join('\n')).to.deep.equal([]);
+    });
   });
 });
 
