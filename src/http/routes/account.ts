@@ -15,11 +15,12 @@ export function auditMeta(services: Pick<Services, 'limits'>, ctx: AppContext): 
   return { requestId: ctx.state.requestId, ipGroup: services.limits.group(ctx.ip) };
 }
 
-/** A user id as a path names it: ids are opaque (22 base64url characters, or an older UUID). */
+/** A user id as a path names it: ids are opaque (22 base64url characters, or an older UUID); the people routes' rule. */
 export function userIdParam(ctx: AppContext): string {
   const id = ctx.params.id;
-  if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) {
-    throw new AppError('VALIDATION_ERROR', 'Invalid data: id must be a user id', { details: [{ field: 'id', message: 'must be a user id' }] });
+  if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{8,64}$/.test(id)) {
+    const message = 'must be a user id (8 to 64 characters: letters, digits, `_`, `-`)';
+    throw new AppError('VALIDATION_ERROR', `Invalid data: id ${message}`, { details: [{ field: 'id', message }] });
   }
   return id;
 }
