@@ -49,6 +49,8 @@ export interface KeysAbout {
   oidc: string[];
   /** keys under the user's hash tag: user record, session index, sessions, rotations, idempotency keys */
   account: string[];
+  /** other people's records naming the person as who blocked them (`blockedBy`) */
+  blockedBy: string[];
 }
 
 /** One run of an erase or an export: the person and the walk, made once and shared. */
@@ -130,7 +132,19 @@ type Family = keyof KeysAbout;
 
 /** The one walk of a run: every key under the prefix, classified by family, values read for the families that hold ids in values. */
 export async function findKeysAbout(redis: RedisClient, keys: Keys, person: Person): Promise<KeysAbout> {
-  const found: KeysAbout = { links: [], messages: [], senders: [], registrations: [], confirmations: [], deliveries: [], limits: [], oidc: [], account: [] };
+  const found: KeysAbout = {
+    links: [],
+    messages: [],
+    senders: [],
+    registrations: [],
+    confirmations: [],
+    deliveries: [],
+    limits: [],
+    oidc: [],
+    account: [],
+    blockedBy: [],
+  };
+  const actors = new Set(actorsOf(person.userId));
   const p = `${keys.prefix}:`;
   const tokens = tokensOf(person);
   const uid = person.userId;
@@ -139,12 +153,13 @@ export async function findKeysAbout(redis: RedisClient, keys: Keys, person: Pers
   const addrs = new Set(person.identifiers.map((i) => (i.kind === 'phone' ? i.value : `${i.kind}:${i.value}`)));
   const tail = (name: string, head: string): string => name.slice(head.length, name.endsWith('}') ? -1 : undefined);
   await walkKeys(redis, `${p}*`, async (node, names) => {
-    const reads: { name: string; family: Family; read: 'get' | 'reg' | 'out' | 'type' }[] = [];
+    const reads: { name: string; family: Family; read: 'get' | 'reg' | 'out' | 'type' | 'blocked' }[] = [];
     for (const name of names) {
       const rest = name.slice(p.length);
       if (name.includes(userTag)) {
         if (name !== plan) found.account.push(name);
-      } else if (rest.startsWith('phone:{p') || rest.startsWith('ident:{i')) {
+      } else if (rest.startsWith('user:{u')) reads.push({ name, family: 'blockedBy', read: 'blocked' });
+      else if (rest.startsWith('phone:{p') || rest.startsWith('ident:{i')) {
         const value = tail(rest, rest.startsWith('phone:') ? 'phone:{p' : 'ident:{i');
         const v = rest.startsWith('phone:') ? value : value.slice(value.indexOf(':') + 1);
         if (tokens.includes(v)) found.links.push(name);
@@ -168,6 +183,7 @@ export async function findKeysAbout(redis: RedisClient, keys: Keys, person: Pers
       if (r.read === 'get') pipe.get(r.name);
       else if (r.read === 'reg') pipe.hmget(r.name, 'userId', 'askedOf', 'result');
       else if (r.read === 'out') pipe.hget(r.name, 'owner');
+      else if (r.read === 'blocked') pipe.hget(r.name, BLOCKED_BY);
       else pipe.type(r.name);
     }
     const replies = (await pipe.exec()) ?? [];
@@ -189,6 +205,8 @@ export async function findKeysAbout(redis: RedisClient, keys: Keys, person: Pers
         }
       } else if (r.read === 'out') {
         if (value === uid) found.deliveries.push(r.name);
+      } else if (r.read === 'blocked') {
+        if (actors.has(String(value))) found.blockedBy.push(r.name);
       } else typed.push({ name: r.name, type: String(value) });
     });
     // OpenID records that name the account in their value (interactions, a session's login)
@@ -405,6 +423,21 @@ export function coreHoldings(deps: {
     },
   };
 
+  const blocks: Holding = {
+    name: 'blocks',
+    // whom they blocked is about those people, not them: not in their export
+    export: async () => null,
+    // the block stays; who made it is forgotten (only where it still names them)
+    async erase(s) {
+      const found = await s.keysAbout();
+      const actors = new Set(actorsOf(s.person.userId));
+      const now = await Promise.all(found.blockedBy.map((k) => redis.hget(k, BLOCKED_BY)));
+      const doomed = found.blockedBy.filter((_, i) => actors.has(now[i] ?? ''));
+      await Promise.all(doomed.map((k) => redis.hset(k, BLOCKED_BY, ERASED)));
+      return doomed.length;
+    },
+  };
+
   const audit: Holding = {
     name: 'events',
     async export({ person }) {
@@ -458,6 +491,7 @@ export function coreHoldings(deps: {
     ...(deps.jobs ? [deps.jobs] : []),
     directory,
     apiKeys,
+    blocks,
     audit,
     account,
   ];
@@ -466,11 +500,19 @@ export function coreHoldings(deps: {
 /** What an erased person's name is replaced with where a record must stay (audit.ts ERASED_ACTOR, an API key's maker). */
 const ERASED = 'erased';
 
+/** The user record's field naming who blocked the account (docs/accounts.md, "Block"). */
+const BLOCKED_BY = 'blockedBy';
+
+/** How the person appears as an actor in records (actor.ts actorText). */
+function actorsOf(userId: string): string[] {
+  return [`admin:${userId}`, `user:${userId}`];
+}
+
 /** The API keys the person made (as an admin, or themselves), from the deployment's key index. */
 async function keysMadeBy(redis: RedisClient, keys: Keys, userId: string): Promise<{ id: string; name: string | null; createdAt: string | null }[]> {
   const ids = await redis.zrange(keys.apiKeys(), '0', '-1');
   const rows = await Promise.all(ids.map((id) => redis.hmget(keys.apiKey(id), 'createdBy', 'name', 'createdAt')));
-  const mine = new Set([`admin:${userId}`, `user:${userId}`]);
+  const mine = new Set(actorsOf(userId));
   return ids.flatMap((id, i) => {
     const [by, name, createdAt] = rows[i] ?? [];
     return by && mine.has(by) ? [{ id, name: name ?? null, createdAt: createdAt ?? null }] : [];

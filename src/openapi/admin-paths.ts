@@ -31,6 +31,7 @@ export const RECEIPT_EXAMPLE = {
     jobs: 5,
     directory: 1,
     keys: 0,
+    blocks: 0,
     events: 12,
     account: 4,
   },

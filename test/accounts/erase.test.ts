@@ -300,13 +300,18 @@ describe('accounts: erase and export (one Redis)', function () {
       expect((await get(base, '/profile', admin.token)).status).to.equal(200);
     });
 
-    it('an admin who made an API key is erased: the key stays and works, its maker is `erased`', async function () {
+    it('an admin who made an API key and blocked someone is erased: the key and the block stay, their maker is `erased`', async function () {
       const other = await adminLogin(base, services.keys.prefix);
       const made = await post<{ key: { id: string }; secret: string }>(base, '/admin/api/v1/keys', { name: 'siem', scopes: ['events:read'] }, other.token);
       expect(made.status, made.text).to.equal(200);
+      // someone they blocked (the record's blockedBy names them)
+      const { login: blocked } = await fullLogin(base);
+      await services.redis.hset(services.keys.user(blocked.user.id), 'blockedBy', `admin:${other.user.id}`);
       const res = await request<Receipted>(base, 'DELETE', `/admin/api/v1/users/${other.user.id}`, { token: admin.token });
       expect(res.status, res.text).to.equal(200);
       expect(res.body.receipt.removed.keys).to.equal(1);
+      expect(res.body.receipt.removed.blocks).to.equal(1);
+      expect(await services.redis.hget(services.keys.user(blocked.user.id), 'blockedBy')).to.equal('erased');
       expect(await services.redis.hget(services.keys.apiKey(made.body.key.id), 'createdBy')).to.equal('erased');
       expect((await get(base, '/admin/api/v1/events?limit=1', made.body.secret)).status).to.equal(200);
       const after = await leftovers(services.redis, services.keys.prefix, [other.user.id, digits(other.user.phone)]);
