@@ -137,8 +137,12 @@ export interface Config {
   verifiedGraceSeconds: number;
   /** how long an expired PIN is remembered (answers 410 rather than 404) */
   expiredMemorySeconds: number;
-  /** the audit trail's retention (docs/accounts.md): AUDIT_RETENTION_DAYS and AUDIT_MAX_EVENTS, whichever is reached first */
-  audit: { days: number; maxEvents: number };
+  /**
+   * the audit trail (docs/accounts.md): its retention, AUDIT_RETENTION_DAYS and AUDIT_MAX_EVENTS,
+   * whichever is reached first; live event streams open at once per web node
+   * (AUDIT_STREAMS_PER_NODE) and the seconds between their heartbeats (AUDIT_STREAM_HEARTBEAT_SECONDS)
+   */
+  audit: { days: number; maxEvents: number; streamsPerNode: number; heartbeatSeconds: number };
   /** ERASURE_RECEIPT_DAYS: how long an erase's receipt (no personal data) is kept (docs/accounts.md, "Erase") */
   erasureReceiptDays: number;
   /** a collected login can be collected again by a retry (same tokens) for this long */
@@ -864,7 +868,12 @@ function readConfig(env: Env): Config {
     },
     verifiedGraceSeconds: int(env, 'VERIFIED_GRACE_SECONDS', 60, 1, 3600),
     expiredMemorySeconds: int(env, 'EXPIRED_MEMORY_SECONDS', 3600, 1, 86400 * 7),
-    audit: { days: int(env, 'AUDIT_RETENTION_DAYS', 90, 1, 3650), maxEvents: int(env, 'AUDIT_MAX_EVENTS', 1_000_000, 1000, 100_000_000) },
+    audit: {
+      days: int(env, 'AUDIT_RETENTION_DAYS', 90, 1, 3650),
+      maxEvents: int(env, 'AUDIT_MAX_EVENTS', 1_000_000, 1000, 100_000_000),
+      streamsPerNode: int(env, 'AUDIT_STREAMS_PER_NODE', 8, 1, 1000),
+      heartbeatSeconds: int(env, 'AUDIT_STREAM_HEARTBEAT_SECONDS', 15, 1, 300),
+    },
     erasureReceiptDays: int(env, 'ERASURE_RECEIPT_DAYS', 365, 1, 3650),
     collectRetrySeconds,
     refreshReuseSeconds,

@@ -1,12 +1,12 @@
 import { ApiKeys } from './accounts/api-keys.js';
-import { AuditTrail } from './accounts/audit.js';
+import { type AuditEvent, AuditTrail } from './accounts/audit.js';
 import { Directory } from './accounts/directory.js';
 import { AccountRoles } from './accounts/roles.js';
 import { Eraser } from './accounts/erase.js';
 import { Exporter } from './accounts/export.js';
 import { coreHoldings, type Holding } from './accounts/holdings.js';
 import type { Config } from './config.js';
-import { Sessions } from './auth/sessions.js';
+import { Sessions, type RequestMeta, type SessionEvents } from './auth/sessions.js';
 import { loadKeyRing } from './auth/key-ring.js';
 import { TokenService } from './auth/tokens.js';
 import { DeliveryTracker } from './messaging/delivery.js';
@@ -101,8 +101,12 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     collectRetrySeconds: config.collectRetrySeconds,
     policy: config.registration,
   });
-  const sessions = new Sessions(redis, scripts, keys, tokens, config.refreshReuseSeconds, oidcLogins);
-  const audit = new AuditTrail(redis, keys, config.audit);
+  const audit = new AuditTrail(redis, keys, config.audit, log, {
+    // a live event stream blocks on a connection of its own (GET /admin/api/v1/events/stream)
+    connect: () => connect(config.redis, 'worker', `pinauth:audit-stream:${config.instanceName}`),
+    max: config.audit.streamsPerNode,
+  });
+  const sessions = new Sessions(redis, scripts, keys, tokens, config.refreshReuseSeconds, oidcLogins, sessionEvents(audit));
   const directory = new Directory(redis, scripts, keys);
   const holdings = coreHoldings({
     redis,
@@ -148,9 +152,29 @@ export function createServices(config: Config, log: Logger, role: string): Servi
       tokens.useKeys(await loadKeyRing(config, redis, keys));
     },
     async close() {
+      audit.stopFollowing();
       await queues.close().catch(() => undefined);
       replicas.close();
       redis.disconnect();
     },
+  };
+}
+
+/** Sessions' events into the audit trail: session.ended (how, how many) and refresh.reuse. */
+function sessionEvents(audit: AuditTrail): SessionEvents {
+  return {
+    ended: ({ userId, how, count, sessionId, meta }) =>
+      audit.note({ type: 'session.ended', userId, ...auditMeta(meta), detail: { how, count, ...(sessionId !== undefined ? { sessionId } : {}) } }),
+    reused: ({ userId, sessionId, meta }) => audit.note({ type: 'refresh.reuse', userId, ...auditMeta(meta), detail: { sessionId } }),
+  };
+}
+
+function auditMeta(meta: RequestMeta | undefined): Pick<AuditEvent, 'actor' | 'requestId' | 'ipGroup' | 'client'> {
+  if (meta === undefined) return {};
+  return {
+    ...(meta.actor !== undefined ? { actor: meta.actor } : {}),
+    ...(meta.requestId !== undefined ? { requestId: meta.requestId } : {}),
+    ...(meta.ipGroup !== undefined ? { ipGroup: meta.ipGroup } : {}),
+    ...(meta.client !== undefined ? { client: meta.client } : {}),
   };
 }

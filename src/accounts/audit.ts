@@ -1,3 +1,5 @@
+import { AppError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
 import type { RedisClient } from '../redis/connection.js';
 import type { Keys } from '../redis/keys.js';
 import { type Actor, actorText, SYSTEM } from './actor.js';
@@ -103,12 +105,82 @@ function peopleOf(userId: string | null | undefined, actor: string): string[] {
 /** What an erased person leaves as the actor of an event about someone else. */
 export const ERASED_ACTOR = 'erased';
 
+/** Where the trail's figures go (`/metrics`: observability/metrics.ts attaches one). */
+export interface AuditSink {
+  recorded(type: AuditType): void;
+  failed(type: AuditType): void;
+}
+
+/** How live readers of the trail connect (follow): a blocking connection each, at most `max` at once in this process. */
+export interface AuditLive {
+  connect(): RedisClient;
+  max: number;
+}
+
+/** Which events a live reader gets. */
+export interface AuditFollowFilter {
+  /** events naming this person (about them or done by them) */
+  userId?: string;
+  types?: readonly AuditType[];
+}
+
 export class AuditTrail {
+  private sink: AuditSink | undefined;
+  /** events that could not be recorded since the process started (also counted in the sink) */
+  failures = 0;
+  private readonly followers = new Set<AuditFollower>();
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly retention: { days: number; maxEvents: number },
+    private readonly log?: Logger,
+    private readonly live?: AuditLive,
   ) {}
+
+  /**
+   * A live reader of the trail: the events after `after` (a stream id; none: from now on), then
+   * each one as it is recorded, on a blocking connection of its own. At most AuditLive.max at
+   * once in this process: one more is RATE_LIMITED (429).
+   */
+  follow(after: string | undefined, filter: AuditFollowFilter = {}): AuditFollower {
+    if (this.live === undefined) throw new AppError('INTERNAL_ERROR', 'This process serves no live event streams');
+    if (this.followers.size >= this.live.max) {
+      throw new AppError('RATE_LIMITED', `At most ${this.live.max} live event streams at once on this node`, { retryAfter: 5 });
+    }
+    const follower = new AuditFollower(this.redis, this.live.connect(), this.keys.audit(), after, filter, (f) => this.followers.delete(f));
+    this.followers.add(follower);
+    return follower;
+  }
+
+  /** Live readers open in this process now. */
+  following(): number {
+    return this.followers.size;
+  }
+
+  /** Ends every live reader (shutdown): their streams end as if the trail had nothing more. */
+  stopFollowing(): void {
+    for (const f of [...this.followers]) f.close();
+  }
+
+  attach(sink: AuditSink): void {
+    this.sink = sink;
+  }
+
+  /**
+   * Records an event where it happens, never failing the action it records (that has happened):
+   * a failure is a warning in the log and a count (`pinauth_audit_failures_total`). What every
+   * caller uses; record() is the same but throws.
+   */
+  async note(e: AuditEvent): Promise<void> {
+    try {
+      await this.record(e);
+    } catch (err) {
+      this.failures++;
+      this.sink?.failed(e.type);
+      this.log?.warn('audit event not recorded', { type: e.type, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
 
   /** Appends one event. A failure is the caller's to log: the audited action has already happened. */
   async record(e: AuditEvent): Promise<string> {
@@ -124,7 +196,9 @@ export class AuditTrail {
       ...(e.client !== undefined ? ['client', e.client] : []),
       ...(e.detail !== undefined ? ['detail', JSON.stringify(e.detail)] : []),
     ];
-    return this.append(fields, peopleOf(e.userId, actor));
+    const id = await this.append(fields, peopleOf(e.userId, actor));
+    this.sink?.recorded(e.type);
+    return id;
   }
 
   /** XADD with both retentions (exact: a few entries per append), then the entry id into each named person's index. */
@@ -133,19 +207,25 @@ export class AuditTrail {
     const now = Date.now();
     const windowMs = this.retention.days * 86_400_000;
     const id = (await this.redis.xadd(stream, 'MAXLEN', this.retention.maxEvents, '*', ...fields)) ?? '';
-    await this.redis.xtrim(stream, 'MINID', now - windowMs);
-    for (const person of people) {
-      const idx = this.keys.auditOfUser(person);
-      // one key per pipeline: one slot on a cluster
-      await this.redis
-        .pipeline()
-        .zadd(idx, 0, member(id))
-        .zremrangebylex(idx, '-', `(${member(`${now - windowMs}-0`)}`)
-        .zremrangebyrank(idx, 0, -(this.retention.maxEvents + 1))
-        .pexpire(idx, windowMs)
-        .exec()
-        .then(failOn);
+    try {
+      for (const person of people) {
+        const idx = this.keys.auditOfUser(person);
+        // one key per pipeline: one slot on a cluster
+        await this.redis
+          .pipeline()
+          .zadd(idx, 0, member(id))
+          .zremrangebylex(idx, '-', `(${member(`${now - windowMs}-0`)}`)
+          .zremrangebyrank(idx, 0, -(this.retention.maxEvents + 1))
+          .pexpire(idx, windowMs)
+          .exec()
+          .then(failOn);
+      }
+    } catch (err) {
+      // an entry no index names could not be forgotten: it goes again (best effort; the caller counts the failure)
+      await this.redis.xdel(stream, id).catch(() => undefined);
+      throw err;
     }
+    await this.redis.xtrim(stream, 'MINID', now - windowMs);
     return id;
   }
 
@@ -258,6 +338,63 @@ export class AuditTrail {
     ];
     await this.append(fields, r.userId !== null ? [r.userId] : []);
     if (r.userId !== null) await this.redis.zrem(this.keys.auditOfUser(r.userId), member(r.id));
+  }
+}
+
+/** One live reader (AuditTrail.follow): `records()` yields until close(). */
+export class AuditFollower {
+  private closed = false;
+  private readonly types: Set<string> | undefined;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly conn: RedisClient,
+    private readonly stream: string,
+    private after: string | undefined,
+    private readonly filter: AuditFollowFilter,
+    private readonly onClose: (f: AuditFollower) => void,
+  ) {
+    this.types = filter.types !== undefined && filter.types.length > 0 ? new Set<string>(filter.types) : undefined;
+  }
+
+  /** The stream id of the last event read (filtered out or not): where a reconnect resumes. */
+  get position(): string | undefined {
+    return this.after;
+  }
+
+  async *records(): AsyncGenerator<AuditRecord> {
+    try {
+      // "from now on" is the stream's last id now, so nothing recorded between two reads is lost
+      if (this.after === undefined) {
+        const last = await this.redis.xrevrange(this.stream, '+', '-', 'COUNT', 1);
+        this.after = last[0]?.[0] ?? '0-0';
+      }
+      while (!this.closed) {
+        const res = (await this.conn.xread('COUNT', 100, 'BLOCK', 5000, 'STREAMS', this.stream, this.after)) as [string, [string, string[]][]][] | null;
+        for (const [, entries] of res ?? []) {
+          for (const [id, kv] of entries) {
+            this.after = id;
+            const r = toRecord(id, kv);
+            if (this.types !== undefined && !this.types.has(r.type)) continue;
+            if (this.filter.userId !== undefined && !peopleOf(r.userId, r.actor).includes(this.filter.userId)) continue;
+            yield r;
+            if (this.closed) return;
+          }
+        }
+      }
+    } catch (err) {
+      // close() disconnects a blocked read: that is the end, not a fault
+      if (!this.closed) throw err;
+    } finally {
+      this.close();
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.conn.disconnect();
+    this.onClose(this);
   }
 }
 

@@ -40,7 +40,8 @@ export type LoginOutcome =
   /** the sender's account is blocked (src/accounts/block.ts): nobody signed in, the registration ended denied */
   | { outcome: 'blocked'; pinId: string; pinHash: string; origin: Origin; userId: string }
   | { outcome: 'unanswered' }
-  | { outcome: 'signed-out'; sessions: number }
+  /** STOP: `userId` the sender's account whose sessions ended (null: none known) */
+  | { outcome: 'signed-out'; sessions: number; userId: string | null }
   /** a retry of a job whose login was collected or cancelled; `signedIn` while its session is open */
   | { outcome: 'already-done'; pinId: string; signedIn: boolean }
   | { outcome: 'duplicate' }
@@ -108,7 +109,10 @@ export class LoginProcessor {
     if (ids.length === 0) return { outcome: 'no-identity' };
     const intent = chatIntent(message.text);
     const renumber = message.numberChanged === true && (message.phone !== null || message.newUserId !== undefined);
-    if (!renumber && intent.kind === 'stop') return { outcome: 'signed-out', sessions: await this.sessions.endAllOfSender(ids) };
+    if (!renumber && intent.kind === 'stop') {
+      const { userId, sessions } = await this.sessions.endAllOfSender(ids, { client: message.channel });
+      return { outcome: 'signed-out', sessions, userId };
+    }
     // YES / NO are answers even with confirmation off: an account with the admin role is always asked
     if (!renumber && intent.kind === 'other') return { outcome: 'not-a-code' };
     const { name, surname } = splitName(message.displayName);

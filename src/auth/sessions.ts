@@ -50,6 +50,34 @@ export interface LinkedLogins {
   endAll(userId: string): Promise<number>;
 }
 
+/** Who ended a session, as the audit trail names them (accounts/actor.ts's Actor is one of these). */
+export type SessionActor = { kind: 'admin' | 'user'; userId: string } | { kind: 'key'; keyId: string } | { kind: 'system' };
+
+/** The request a session change came with: its id, the caller's IP group, the client (the chat channel, an OpenID client). */
+export interface RequestMeta {
+  requestId?: string;
+  ipGroup?: string;
+  client?: string;
+  /** who did it when not the session's own person (an admin, a key) */
+  actor?: SessionActor;
+}
+
+/**
+ * How sessions ended: a logout, one ended from the list, all of them (sign out everywhere, STOP
+ * in the chat), a refresh token used twice; `handoff`: an OpenID sign-in's chat login turned into
+ * its grant (told to nobody: nothing ended for the person).
+ */
+export type SessionEndHow = 'logout' | 'one' | 'everywhere' | 'stop' | 'reuse' | 'handoff';
+
+/**
+ * Where session events are told (the audit trail: services.ts hands in accounts/audit.ts's,
+ * which sits above this layer). Each call must not throw; the change it tells has happened.
+ */
+export interface SessionEvents {
+  ended(e: { userId: string; how: SessionEndHow; count: number; sessionId?: string; meta?: RequestMeta }): void | Promise<void>;
+  reused(e: { userId: string; sessionId: string; meta?: RequestMeta }): void | Promise<void>;
+}
+
 const iso = (ms: string): string => new Date(Number(ms) || 0).toISOString();
 
 export class Sessions {
@@ -61,6 +89,7 @@ export class Sessions {
     /** a refresh retried this soon after its rotation gets the same new pair */
     private readonly reuseSeconds = 0,
     private readonly linked?: LinkedLogins,
+    private readonly events?: SessionEvents,
   ) {}
 
   /** Verifies a bearer access token and that its session is still open. */
@@ -88,19 +117,19 @@ export class Sessions {
   }
 
   /** `{refreshToken}` form: rotate the presented refresh token. */
-  async refreshWithToken(access: TokenClaims, refreshToken: string): Promise<PairJson> {
+  async refreshWithToken(access: TokenClaims, refreshToken: string, meta?: RequestMeta): Promise<PairJson> {
     const refresh = this.tokens.verify(refreshToken, 'refresh');
     if (refresh.sub !== access.sub || refresh.sid !== access.sid) {
       throw new AppError('AUTHENTICATION_FAILED', 'Tokens do not belong together');
     }
-    return this.rotate(access, refresh.jti);
+    return this.rotate(access, refresh.jti, meta);
   }
 
   /** `{id}` form: an unexpired access token whose subject is `id` rotates its session. */
-  async refreshWithId(access: TokenClaims, id: string): Promise<PairJson> {
+  async refreshWithId(access: TokenClaims, id: string, meta?: RequestMeta): Promise<PairJson> {
     if (access.exp * 1000 <= Date.now()) throw new AppError('AUTHENTICATION_FAILED', 'Access token expired');
     if (access.sub !== id) throw new AppError('FORBIDDEN', 'The id does not match the token');
-    return this.rotate(access, '*');
+    return this.rotate(access, '*', meta);
   }
 
   /**
@@ -111,7 +140,7 @@ export class Sessions {
    * the stored ones and the pair is signed again with them. The pair is handed on as the JSON
    * text the script keeps (a retry's kept pair is not parsed to be serialised again).
    */
-  private async rotate(access: TokenClaims, presentedJti: string): Promise<PairJson> {
+  private async rotate(access: TokenClaims, presentedJti: string, meta?: RequestMeta): Promise<PairJson> {
     const { sub: userId, sid } = access;
     let rolesJson = JSON.stringify(access.roles ?? []);
     for (let attempt = 0; attempt < ROLE_ATTEMPTS; attempt++) {
@@ -125,7 +154,11 @@ export class Sessions {
       if (out.kind === 'ok') return pair;
       // (a kept pair is always an object's JSON; anything else is answered as a closed session, never half an answer)
       if (out.kind === 'again' && out.pairJson.startsWith('{')) return out.pairJson;
-      if (out.kind === 'reuse') throw new AppError('AUTHENTICATION_FAILED', 'Refresh token already used; session closed');
+      if (out.kind === 'reuse') {
+        await this.events?.reused({ userId, sessionId: sid, meta });
+        await this.events?.ended({ userId, how: 'reuse', count: 1, sessionId: sid, meta });
+        throw new AppError('AUTHENTICATION_FAILED', 'Refresh token already used; session closed');
+      }
       if (out.kind === 'nouser') throw new AppError('AUTHENTICATION_FAILED', 'User not found');
       if (out.kind !== 'roles') throw new AppError('AUTHENTICATION_FAILED', 'Session closed');
       rolesJson = out.rolesJson;
@@ -134,9 +167,9 @@ export class Sessions {
     throw new AppError('NETWORK_ERROR', 'The user changed while the session was refreshed; try again');
   }
 
-  async logout(access: TokenClaims, id: string): Promise<void> {
+  async logout(access: TokenClaims, id: string, meta?: RequestMeta): Promise<void> {
     if (access.sub !== id) throw new AppError('FORBIDDEN', 'Cannot log out another user');
-    await this.end(access.sub, access.sid);
+    await this.end(access.sub, access.sid, meta, 'logout');
   }
 
   /** The user's open sessions, oldest first. */
@@ -159,16 +192,19 @@ export class Sessions {
   }
 
   /** Closes one of the user's sessions; false when there is none of that id (or it is another user's). */
-  async end(userId: string, sid: string): Promise<boolean> {
-    return (await this.scripts.run('end-sessions', [this.keys.userSessions(userId)], [this.keys.session(userId, ''), userId, sid])) > 0;
+  async end(userId: string, sid: string, meta?: RequestMeta, how: SessionEndHow = 'one'): Promise<boolean> {
+    const ended = (await this.scripts.run('end-sessions', [this.keys.userSessions(userId)], [this.keys.session(userId, ''), userId, sid])) > 0;
+    if (ended && how !== 'handoff') await this.events?.ended({ userId, how, count: 1, sessionId: sid, meta });
+    return ended;
   }
 
   /** Sign out everywhere: closes every session of the user at once, and their linked logins; returns how many. */
-  async endAll(userId: string): Promise<number> {
+  async endAll(userId: string, meta?: RequestMeta, how: SessionEndHow = 'everywhere'): Promise<number> {
     const [sessions, linked] = await Promise.all([
       this.scripts.run('end-sessions', [this.keys.userSessions(userId)], [this.keys.session(userId, ''), userId, '*']),
       this.linked?.endAll(userId) ?? 0,
     ]);
+    if (sessions + linked > 0) await this.events?.ended({ userId, how, count: sessions + linked, meta });
     return sessions + linked;
   }
 
@@ -176,12 +212,17 @@ export class Sessions {
    * STOP in the chat: every session of the sender's own account (identities.ts, accountOfSender:
    * never the previous owner's of a recycled number); 0 when it has none.
    */
-  async endAllOfSender(ids: readonly Identity[]): Promise<number> {
-    const userId = await accountOfSender(ids, {
+  async endAllOfSender(ids: readonly Identity[], meta?: RequestMeta): Promise<{ userId: string | null; sessions: number }> {
+    const userId = await this.accountOfSender(ids);
+    return { userId, sessions: userId ? await this.endAll(userId, meta, 'stop') : 0 };
+  }
+
+  /** The sender's own account (identities.ts's recycled-number rule), or null. */
+  accountOfSender(ids: readonly Identity[]): Promise<string | null> {
+    return accountOfSender(ids, {
       linked: ({ kind, value }) => this.redis.get(this.keys.identity(kind, value)),
       stableId: (uid, kind) => this.redis.hget(this.keys.user(uid), `id:${kind}`),
     });
-    return userId ? this.endAll(userId) : 0;
   }
 }
 

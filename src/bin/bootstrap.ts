@@ -68,6 +68,7 @@ export function bootstrap(role: Role): Bootstrapped {
   });
   const metrics = createProcessMetrics({ web: role !== 'worker', worker: role !== 'web' });
   metrics.setReplicaDegradedSource(() => services.replicas.degraded());
+  services.audit.attach(metrics.audit);
   const snapshots = startSnapshotPublisher({
     redis: services.redis,
     key: services.keys.metricsNodes(),

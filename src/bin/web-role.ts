@@ -117,6 +117,8 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
       // at once (not a server "disconnect", which would stop them reconnecting) and reconnect
       // to another node; io.close() then waits for the HTTP server, so both share one limit.
       stopping = true;
+      // live audit event streams end now (their clients resume elsewhere with Last-Event-ID)
+      services.audit.stopFollowing();
       inFlight.forEach((res) => {
         if (!res.headersSent) res.setHeader('Connection', 'close');
       });

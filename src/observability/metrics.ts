@@ -1,4 +1,5 @@
 import client from 'prom-client';
+import type { AuditSink } from '../accounts/audit.js';
 import type { LoginOutcome } from '../auth/login.js';
 import type { IgnoreReason } from '../messaging/inbound.js';
 import type { IdentityEvent } from '../queues/workers/inbound.js';
@@ -75,6 +76,8 @@ export interface ProcessMetrics {
   registry: client.Registry;
   web: WebMetrics;
   worker: WorkerMetrics;
+  /** audit events recorded and lost, by type (every role records some; AuditTrail.attach) */
+  audit: AuditSink;
   /** REDIS_WAIT_REPLICAS barriers passed with fewer replicas connected than asked, read at each snapshot */
   setReplicaDegradedSource(count: () => number): void;
 }
@@ -265,8 +268,25 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
     registers: workerRegs,
   });
 
+  const auditEvents = new client.Counter({
+    name: `${PREFIX}audit_events_total`,
+    help: 'Events recorded in the audit trail, by type (docs/accounts.md, "The audit trail")',
+    labelNames: ['type'] as const,
+    registers: [registry],
+  });
+  const auditFailures = new client.Counter({
+    name: `${PREFIX}audit_failures_total`,
+    help: 'Audit events that could not be recorded (Redis refused or was unreachable), by type; the action they describe went on',
+    labelNames: ['type'] as const,
+    registers: [registry],
+  });
+
   return {
     registry,
+    audit: {
+      recorded: (type) => auditEvents.inc({ type }),
+      failed: (type) => auditFailures.inc({ type }),
+    },
     web: {
       requestDone: (method, route, status, seconds) => httpDuration.observe({ method: methodLabel(method), route, status: String(status) }, seconds),
       webhookRejected: () => rejected.inc(),

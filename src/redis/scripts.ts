@@ -162,8 +162,8 @@ const DEFS = {
     return { waitMs: Number(wait), more: more === '1', due };
   }),
   'reg-peek': def(1, (raw) => {
-    const [pinId = '', state = '', expiresAt = ''] = list(raw);
-    return { pinId, state, expiresAt };
+    const [pinId = '', state = '', expiresAt = '', origin = ''] = list(raw);
+    return { pinId, state, expiresAt, origin };
   }),
   'active-settle': def(1, (raw) => {
     const r = list(raw);

@@ -87,7 +87,7 @@ describe('identity: the chain steps (confirmation, STOP, racing links)', functio
     const b = await p.process(job({ phone }, await code()));
     expect(userOf(b)).to.equal(userOf(a));
     const stop = await p.process(job({ lid }, 'STOP'));
-    expect(stop).to.deep.equal({ outcome: 'signed-out', sessions: 2 });
+    expect(stop).to.deep.equal({ outcome: 'signed-out', sessions: 2, userId: userOf(a) });
     expect(await services.redis.zcard(services.keys.userSessions(userOf(a)))).to.equal(0);
   });
 

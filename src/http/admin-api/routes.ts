@@ -3,7 +3,7 @@ import type { Services } from '../../services.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { adminAccess } from './auth.js';
 import { blockUser, unblockUser } from './block.js';
-import { listEvents } from './events.js';
+import { listEvents, streamEvents } from './events.js';
 import { createKey, listKeys, me, revokeKey } from './keys.js';
 import { addRole, endUserSession, endUserSessions, getUser, listUserSessions, listUsers, removeRole, setRoles } from './users.js';
 import { eraseUser, exportUser } from './people-data.js';
@@ -22,6 +22,7 @@ export function addAdminRoutes(router: AppRouter, services: Services): void {
   const read = (scope: 'users:read' | 'events:read') => adminAccess(services, scope);
   const json = jsonBody(ADMIN_BODY_LIMIT);
   router.get(`${ADMIN_API}/events`, read('events:read'), listEvents(services));
+  router.get(`${ADMIN_API}/events/stream`, read('events:read'), streamEvents(services));
   // who is calling; the API keys, managed only by an admin signed in (never by a key)
   router.get(`${ADMIN_API}/me`, adminAccess(services, 'any'), me());
   const keyAdmin = adminAccess(services, 'session');

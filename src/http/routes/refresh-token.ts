@@ -1,5 +1,6 @@
 import type { Services } from '../../services.js';
 import { validate } from '../../validation/validate.js';
+import { requestMeta } from '../audit-meta.js';
 import type { AppContext } from '../context.js';
 
 /**
@@ -7,11 +8,14 @@ import type { AppContext } from '../context.js';
  * both body forms: `{refreshToken}` rotates that refresh token (its reuse closes the session);
  * `{id}` needs an unexpired access token for that user. → `{success, token, refreshToken}`.
  */
-export function refreshToken({ sessions }: Pick<Services, 'sessions'>) {
+export function refreshToken(services: Pick<Services, 'sessions' | 'limits'>) {
+  const { sessions } = services;
   return async (ctx: AppContext): Promise<void> => {
     const claims = ctx.state.claims!;
     const body = validate.refresh(ctx.request.body);
-    const pair = body.refreshToken !== undefined ? await sessions.refreshWithToken(claims, body.refreshToken) : await sessions.refreshWithId(claims, body.id!);
+    const meta = requestMeta(ctx, services);
+    const pair =
+      body.refreshToken !== undefined ? await sessions.refreshWithToken(claims, body.refreshToken, meta) : await sessions.refreshWithId(claims, body.id!, meta);
     // the new pair as the rotation kept it for a retry: `{token, refreshToken}`
     ctx.body = { success: true, ...(JSON.parse(pair) as object) };
   };

@@ -1,4 +1,6 @@
 import { DelayedError, type Job } from 'bullmq';
+import type { AuditTrail } from '../../accounts/audit.js';
+import { decodeOrigin } from '../../registrations/origin.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import { ACTIVE_BUCKETS, type Keys } from '../../redis/keys.js';
@@ -10,6 +12,8 @@ export interface ExpiryServices {
   keys: Keys;
   scripts: Scripts;
   log: Logger;
+  /** each expiry is a `login.expired` event (docs/accounts.md) */
+  audit: AuditTrail;
 }
 
 /** Members examined per script call: keeps each call short while a large backlog drains. */
@@ -33,6 +37,13 @@ async function sweepDue(services: ExpiryServices, notifier: Notifier, untilMs: n
         notifier.pinExpired(pinHash, pinId);
         onExpired?.();
       }
+      // nobody signed in, nobody known: the registering device's masked network and kind
+      await Promise.all(
+        swept.expired.map(([, pinId, raw]) => {
+          const origin = decodeOrigin(raw);
+          return services.audit.note({ type: 'login.expired', ipGroup: origin.ip, detail: { pinId, device: origin.device } });
+        }),
+      );
       expired += swept.expired.length;
       waitMs = Math.max(waitMs, swept.waitMs);
       more = swept.more;
@@ -54,10 +65,10 @@ export async function sweepBucket(
   bucket: number,
   untilMs: number,
   limit: number,
-): Promise<{ waitMs: number; more: boolean; expired: [string, string][] }> {
+): Promise<{ waitMs: number; more: boolean; expired: [pinHash: string, pinId: string, origin: string][] }> {
   const active = keys.active(bucket);
   const { waitMs, more, due } = await scripts.run('active-due', [active], [untilMs, limit]);
-  const out = { waitMs, more, expired: [] as [string, string][] };
+  const out = { waitMs, more, expired: [] as [string, string, string][] };
   if (due.length === 0) return out;
   // the registrations are on their own slots and independent: read at once
   const read = await Promise.all(due.map((h) => scripts.run('reg-peek', [keys.registration(h)])));
@@ -66,7 +77,8 @@ export async function sweepBucket(
     [active],
     read.flatMap((r, i) => [due[i]!, r.pinId, r.state, r.expiresAt]),
   );
-  for (const e of settled) out.expired.push([e.pinHash, e.pinId]);
+  const origins = new Map(due.map((h, i) => [h, read[i]!.origin]));
+  for (const e of settled) out.expired.push([e.pinHash, e.pinId, origins.get(e.pinHash) ?? '']);
   return out;
 }
 

@@ -1,4 +1,6 @@
 import { UnrecoverableError, type Job } from 'bullmq';
+import type { AuditEvent, AuditTrail } from '../../accounts/audit.js';
+import { chatIntent } from '../../chat/intent.js';
 import { LoginProcessor, type IdentityChanges, type LoginOutcome } from '../../auth/login.js';
 import type { Sessions } from '../../auth/sessions.js';
 import type { TokenService } from '../../auth/tokens.js';
@@ -11,6 +13,7 @@ import type { RedisClient } from '../../redis/connection.js';
 import type { Keys } from '../../redis/keys.js';
 import type { ReplicaBarrier } from '../../redis/replicas.js';
 import type { Scripts } from '../../redis/scripts.js';
+import { decodeOrigin } from '../../registrations/origin.js';
 import { closeSession } from '../../registrations/steps.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { Limits } from '../../security/limits.js';
@@ -50,6 +53,8 @@ export interface InboundServices {
   replicas: ReplicaBarrier;
   /** the admin API's directory: the account is indexed after each sign-in (accounts/directory.ts) */
   directory: Pick<Directory, 'index'>;
+  /** where each outcome is recorded (docs/accounts.md, "The audit trail") */
+  audit: AuditTrail;
 }
 
 /** The sender fields an edit may lack and takes from the message it edits. */
@@ -68,6 +73,9 @@ const EDITABLE_SECONDS = 20 * 60;
  * the channel the message came on (ChatReplies). An edit is a new attempt with the edited text.
  * A sender the gateway did not identify who sends a code learns why nothing happens (never
  * silence). Links made, number changes and refused recycled numbers are logged and counted.
+ * Every outcome about a person is an audit event (sign-in, denial, question asked and answered,
+ * STOP, identifier changes) with the channel as its client and the registering device's masked
+ * network as its IP group; recording never fails the job.
  */
 export function inboundProcessor(services: InboundServices, notifier: Notifier, hooks: InboundHooks = {}) {
   const { config, keys, scripts, tokens, sessions, limits, queues, log, redis } = services;
@@ -93,7 +101,16 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
   /** A mistyped code is "not a code" or "no match": kept, so that its correction by edit can sign in. */
   const editable = (message: InboundMessage): boolean => identitiesOf(message).length > 0 && message.editOf === undefined;
   /** Links made, a number replaced, a recycled number refused: logged and counted. */
-  const identityChanged = (userId: string, changes: IdentityChanges, meta: Record<string, unknown>): void => {
+  const identityChanged = async (
+    userId: string,
+    changes: IdentityChanges,
+    meta: Record<string, unknown>,
+    audit: (e: AuditEvent) => Promise<void>,
+  ): Promise<void> => {
+    for (const kind of changes.linked) await audit({ type: 'identity.linked', userId, detail: { kind } });
+    if (changes.numberChanged) await audit({ type: 'identity.number-changed', userId });
+    // the new account made instead of opening the previous owner's
+    if (changes.recycled) await audit({ type: 'identity.recycled-refused', userId });
     for (const kind of changes.linked) hooks.onIdentity?.('linked', kind);
     if (changes.linked.length > 0) log.info('identifiers linked to an account', { userId, kinds: changes.linked, ...meta });
     if (changes.numberChanged) {
@@ -134,14 +151,23 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
     const result = await logins.process({ ...job.data, message });
     hooks.onOutcome?.(result.outcome, job.data);
     const meta = { jobId: job.id, channel: message.channel, edit: message.editOf !== undefined || undefined };
+    const client = message.channel ?? config.defaultChannel;
+    const audit = (e: AuditEvent): Promise<void> => services.audit.note({ client, ...e });
+    /** the sender's own account (the recycled-number rule), for outcomes that do not name it */
+    const sender = (): Promise<string | null> => sessions.accountOfSender(identitiesOf(message)).catch(() => null);
     switch (result.outcome) {
-      case 'logged-in':
+      case 'logged-in': {
         // tokens leave only once their session is on the replicas (REDIS_WAIT_REPLICAS); if not,
         // the job fails and its retry finds the stored login and announces it then
         await services.replicas.sync();
         notifier.loginSucceeded(result.pinHash, result.result);
-        log.info('login', { pinId: result.pinId, userId: result.result.user.id, ...meta });
-        identityChanged(result.result.user.id, result.identity, meta);
+        const userId = result.result.user.id;
+        log.info('login', { pinId: result.pinId, userId, ...meta });
+        const origin = decodeOrigin(await redis.hget(keys.registration(result.pinHash), 'origin').catch(() => null));
+        const answered = chatIntent(message.text).kind === 'yes';
+        if (answered) await audit({ type: 'confirmation.answered', userId, ipGroup: origin.ip, detail: { pinId: result.pinId, answer: 'yes' } });
+        await audit({ type: 'login.succeeded', userId, ipGroup: origin.ip, detail: { pinId: result.pinId, device: origin.device, confirmed: answered } });
+        await identityChanged(userId, result.identity, meta, audit);
         await replies.answer(message, { kind: 'signed-in' });
         // after the person heard: a new account (or one made before the directory) becomes findable;
         // idempotent, and a failure is logged, never the login's (the next sign-in indexes it)
@@ -149,23 +175,37 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
           .index(result.result.user.id)
           .catch((err: unknown) => log.warn('directory: account not indexed', { userId: result.result.user.id, error: String(err), ...meta }));
         break;
+      }
       case 'confirmation-asked': {
         notifier.awaitingConfirmation(result.pinHash, result.pinId);
         log.info('login awaits confirmation in the chat', { pinId: result.pinId, ...meta });
+        const userId = await sender();
+        await audit({
+          type: 'confirmation.asked',
+          ...(userId !== null ? { userId } : {}),
+          ipGroup: result.origin.ip,
+          detail: { pinId: result.pinId, question: result.question, device: result.origin.device },
+        });
         const requestedAt = new Date(result.expiresAt - config.pinTtlSeconds * 1000);
         await replies.answer(message, { kind: 'confirm', origin: result.origin, requestedAt, question: result.question });
         break;
       }
-      case 'denied':
+      case 'denied': {
         notifier.loginDenied(result.pinHash, result.pinId);
         // possibly a phishing attempt: who asked for it, as far as we may say
         log.warn('login denied in the chat', { pinId: result.pinId, device: result.origin.device, network: result.origin.ip, ...meta });
+        const userId = await sender();
+        const who = { ...(userId !== null ? { userId } : {}), ipGroup: result.origin.ip };
+        await audit({ type: 'confirmation.answered', ...who, detail: { pinId: result.pinId, answer: 'no' } });
+        await audit({ type: 'login.denied', ...who, detail: { pinId: result.pinId, reason: 'declined', device: result.origin.device } });
         await replies.answer(message, { kind: 'denied' });
         break;
+      }
       case 'blocked':
         // the device hears what a NO gives it (LOGIN_DENIED); the person learns why in the chat
         notifier.loginDenied(result.pinHash, result.pinId);
         log.warn('sign-in refused: the account is blocked', { pinId: result.pinId, userId: result.userId, device: result.origin.device, ...meta });
+        await audit({ type: 'login.denied', userId: result.userId, ipGroup: result.origin.ip, detail: { pinId: result.pinId, reason: 'blocked', device: result.origin.device } });
         await replies.answer(message, { kind: 'blocked' });
         break;
       case 'already-done':
@@ -188,6 +228,8 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
         break;
       case 'signed-out':
         log.warn('signed out everywhere from the chat', { sessions: result.sessions, ...meta });
+        // a STOP from someone without an account ended nothing of anyone's: not recorded
+        if (result.userId !== null) await audit({ type: 'chat.stop', userId: result.userId, detail: { sessions: result.sessions } });
         await replies.answer(message, { kind: 'signed-out', sessions: result.sessions });
         break;
       case 'no-match':
@@ -206,6 +248,7 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
         } else if (result.changed) {
           hooks.onIdentity?.('number-changed');
           log.info('account moved to a new phone number', { userId: result.userId, ...meta });
+          await audit({ type: 'identity.number-changed', userId: result.userId });
         } else log.info('number change of nobody we know, or already made', meta);
         break;
       case 'no-identity':
@@ -245,7 +288,7 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
  * claimed nothing or its login was completed.
  */
 export async function endFailedLogin(
-  services: Pick<InboundServices, 'keys' | 'scripts' | 'config' | 'log'>,
+  services: Pick<InboundServices, 'keys' | 'scripts' | 'config' | 'log'> & Partial<Pick<InboundServices, 'audit'>>,
   notifier: Pick<Notifier, 'loginFailed'>,
   job: InboundJob,
 ): Promise<boolean> {
@@ -263,5 +306,11 @@ export async function endFailedLogin(
   if (!first) return false;
   notifier.loginFailed(pinHash, pinId);
   log.warn('login failed for good; the client is told to start again', { pinId });
+  await services.audit?.note({
+    type: 'login.failed',
+    ...(userId !== '' ? { userId } : {}),
+    client: job.message.channel ?? config.defaultChannel,
+    detail: { pinId },
+  });
   return true;
 }
