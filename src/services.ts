@@ -164,7 +164,13 @@ export function createServices(config: Config, log: Logger, role: string): Servi
 function sessionEvents(audit: AuditTrail): SessionEvents {
   return {
     ended: ({ userId, how, count, sessionId, meta }) =>
-      audit.note({ type: 'session.ended', userId, ...auditMeta(meta), detail: { how, count, ...(sessionId !== undefined ? { sessionId } : {}) } }),
+      audit.note({
+        type: 'session.ended',
+        userId,
+        ...auditMeta(meta),
+        // kind: one app session, or all of the person's (OpenID logins included)
+        detail: { how, kind: how === 'everywhere' || how === 'stop' ? 'all' : 'app', sessions: count, ...(sessionId !== undefined ? { sessionId } : {}) },
+      }),
     reused: ({ userId, sessionId, meta }) => audit.note({ type: 'refresh.reuse', userId, ...auditMeta(meta), detail: { sessionId } }),
   };
 }

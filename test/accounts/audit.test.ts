@@ -160,7 +160,7 @@ describe('accounts: the audit trail', function () {
       expect(byType.get('login.denied')).to.deep.include({ ipGroup: '203.0.113.x', client: 'evolution:main' });
       expect(byType.get('login.denied')!.detail).to.include({ pinId: second.pinId, reason: 'declined' });
       expect(byType.get('login.succeeded')!.detail).to.include({ pinId: first.pinId, confirmed: true });
-      expect(byType.get('session.ended')!.detail).to.deep.equal({ how: 'stop', count: 1 });
+      expect(byType.get('session.ended')!.detail).to.deep.equal({ how: 'stop', kind: 'all', sessions: 1 });
       expect(byType.get('chat.stop')!.detail).to.deep.equal({ sessions: 1 });
       // the question asked of the then unknown sender is in the trail, naming no one
       const asked = (await services.audit.list({ types: ['confirmation.asked'], limit: 200 })).events.filter((e) => e.detail.pinId === first.pinId);
@@ -267,7 +267,7 @@ describe('accounts: the audit trail over HTTP (sessions, the live stream)', func
     expect(out.status, out.text).to.equal(200);
     const [logout] = await ofType(a.userId, 'session.ended');
     expect(logout).to.deep.include({ requestId: 'req-logout-1', ipGroup: '127.0.0.1', userId: a.userId });
-    expect(logout!.detail).to.include({ how: 'logout', count: 1 });
+    expect(logout!.detail).to.include({ how: 'logout', kind: 'app', sessions: 1 });
 
     const b = await signIn();
     const fresh = await request<{ token: string }>(base, 'POST', '/refresh-token', { json: { refreshToken: b.refreshToken }, token: b.token });
@@ -280,11 +280,11 @@ describe('accounts: the audit trail over HTTP (sessions, the live stream)', func
     expect(reused.status).to.equal(401);
     const [reuse] = await ofType(b.userId, 'refresh.reuse');
     expect(reuse).to.deep.include({ requestId: 'req-reuse-1', ipGroup: '127.0.0.1' });
-    expect((await ofType(b.userId, 'session.ended'))[0]!.detail).to.include({ how: 'reuse', count: 1 });
+    expect((await ofType(b.userId, 'session.ended'))[0]!.detail).to.include({ how: 'reuse', kind: 'app', sessions: 1 });
 
     const c = await signIn();
     expect((await request(base, 'DELETE', '/sessions', { token: c.token })).status).to.equal(200);
-    expect((await ofType(c.userId, 'session.ended'))[0]!.detail).to.include({ how: 'everywhere', count: 1 });
+    expect((await ofType(c.userId, 'session.ended'))[0]!.detail).to.include({ how: 'everywhere', kind: 'all', sessions: 1 });
     // a session that is not there ends nothing and records nothing
     expect((await request(base, 'DELETE', '/sessions/nope', { token: (await signIn()).token })).status).to.equal(404);
   });

@@ -141,12 +141,13 @@ export function endUserSession(services: Pick<Services, 'directory' | 'sessions'
     const sid = String(ctx.params.sid ?? '');
     if (!SESSION_ID.test(sid)) throw invalid('sid', 'must be a session id of GET /admin/api/v1/users/{id}/sessions');
     const oidc = sid.startsWith(OIDC_LOGIN_PREFIX);
-    const ended = oidc ? await services.oidcLogins.end(id, sid.slice(OIDC_LOGIN_PREFIX.length)) : await services.sessions.end(id, sid);
+    const meta = auditMeta(services, ctx);
+    // an app session's end is audited by Sessions (with this admin as the actor), an OpenID login's here
+    const ended = oidc ? await services.oidcLogins.end(id, sid.slice(OIDC_LOGIN_PREFIX.length)) : await services.sessions.end(id, sid, meta);
     // another person's session answers as an unknown one
     if (!ended) throw new AppError('SESSION_NOT_FOUND');
-    const meta = auditMeta(services, ctx);
     ctx.state.log.info('session ended by an admin', { userId: id, kind: oidc ? 'oidc' : 'app' });
-    await record(services, ctx, { type: 'session.ended', userId: id, ...meta, detail: { kind: oidc ? 'oidc' : 'app', sessions: 1, by: 'admin' } });
+    if (oidc) await record(services, ctx, { type: 'session.ended', userId: id, ...meta, detail: { how: 'one', kind: 'oidc', sessions: 1, sessionId: sid } });
     ctx.body = { success: true, closed: 1 };
   };
 }
@@ -155,10 +156,9 @@ export function endUserSession(services: Pick<Services, 'directory' | 'sessions'
 export function endUserSessions(services: Pick<Services, 'directory' | 'sessions' | 'audit' | 'config'>) {
   return async (ctx: AppContext): Promise<void> => {
     const id = await knownUser(services, ctx);
-    const closed = await services.sessions.endAll(id);
-    const meta = auditMeta(services, ctx);
+    // audited by Sessions, this admin the actor
+    const closed = await services.sessions.endAll(id, auditMeta(services, ctx));
     ctx.state.log.info('signed out everywhere by an admin', { userId: id, sessions: closed });
-    await record(services, ctx, { type: 'session.ended', userId: id, ...meta, detail: { kind: 'all', sessions: closed, by: 'admin' } });
     ctx.body = { success: true, closed };
   };
 }

@@ -33,7 +33,7 @@ export function endSession(services: Pick<Services, 'sessions' | 'oidcLogins' | 
     const ended = oidc ? await oidcLogins.end(userId, id.slice(OIDC_LOGIN_PREFIX.length)) : await sessions.end(userId, id, meta);
     if (!ended) throw new AppError('SESSION_NOT_FOUND');
     // an app session's end is recorded by Sessions; an OpenID login's here
-    if (oidc) await audit.note({ type: 'session.ended', userId, ...meta, detail: { how: 'one', kind: 'oidc', sessionId: id } });
+    if (oidc) await audit.note({ type: 'session.ended', userId, ...meta, detail: { how: 'one', kind: 'oidc', sessions: 1, sessionId: id } });
     ctx.state.log.info(oidc ? 'OpenID login ended by its owner' : 'session closed by its owner', { sid: id });
     ctx.body = { success: true, message: 'Session closed' };
   };
