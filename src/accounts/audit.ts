@@ -201,12 +201,24 @@ export class AuditTrail {
     return id;
   }
 
-  /** XADD with both retentions (exact: a few entries per append), then the entry id into each named person's index. */
+  /**
+   * XADD with both retentions (exact trims: each append removes the few entries that just aged
+   * out), then the entry id into each named person's index, which keeps the same retentions and
+   * expires with the window when the person has no newer event.
+   */
   private async append(fields: string[], people: readonly string[]): Promise<string> {
     const stream = this.keys.audit();
     const now = Date.now();
     const windowMs = this.retention.days * 86_400_000;
-    const id = (await this.redis.xadd(stream, 'MAXLEN', this.retention.maxEvents, '*', ...fields)) ?? '';
+    // both retentions in the same round trip (one key: one slot)
+    const [added] = failOn(
+      await this.redis
+        .pipeline()
+        .xadd(stream, 'MAXLEN', this.retention.maxEvents, '*', ...fields)
+        .xtrim(stream, 'MINID', now - windowMs)
+        .exec(),
+    );
+    const id = String(added);
     try {
       for (const person of people) {
         const idx = this.keys.auditOfUser(person);
@@ -225,7 +237,6 @@ export class AuditTrail {
       await this.redis.xdel(stream, id).catch(() => undefined);
       throw err;
     }
-    await this.redis.xtrim(stream, 'MINID', now - windowMs);
     return id;
   }
 

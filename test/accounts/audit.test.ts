@@ -99,6 +99,40 @@ describe('accounts: the audit trail', function () {
     expect(await services.redis.zcard(services.keys.auditOfUser(u))).to.equal(0);
   });
 
+  it('retention: AUDIT_MAX_EVENTS keeps the newest that many, AUDIT_RETENTION_DAYS drops older events, in the stream and in the person index', async function () {
+    const small = await startServices('audit-ret', { AUDIT_RETENTION_DAYS: '1', AUDIT_MAX_EVENTS: '1000' });
+    try {
+      const { audit, redis, keys: k } = small;
+      const u = 'retained';
+      // an event of two days ago, as an older version of the service would have left it
+      const old = `${Date.now() - 2 * 86_400_000}-0`;
+      await redis.xadd(k.audit(), old, 'type', 'login.succeeded', 'actor', 'system', 'userId', u);
+      await redis.zadd(k.auditOfUser(u), 0, `${old.split('-')[0]!.padStart(16, '0')}-${'0'.padStart(10, '0')}`);
+      // the next event recorded trims by time: the old one leaves the stream and the index
+      const ids = [await audit.record({ type: 'login.denied', userId: u, detail: { i: 0 } })];
+      expect((await redis.xrange(k.audit(), '-', '+')).map(([id]) => id)).to.deep.equal(ids);
+      expect(await redis.zcard(k.auditOfUser(u))).to.equal(1);
+      // then by count (a hundred at a time: one connection keeps them in order)
+      for (let i = 1; i < 1010; i += 100) {
+        const batch = [...Array(Math.min(100, 1010 - i)).keys()].map((j) => audit.record({ type: 'login.denied', userId: u, detail: { i: i + j } }));
+        ids.push(...(await Promise.all(batch)));
+      }
+      expect(await redis.xlen(k.audit())).to.equal(1000);
+      const [first] = await redis.xrange(k.audit(), '-', '+', 'COUNT', 1);
+      expect(first![0], 'the oldest kept: the 11th recorded').to.equal(ids[10]);
+      expect(await redis.zcard(k.auditOfUser(u))).to.equal(1000);
+      const ttl = await redis.pttl(k.auditOfUser(u));
+      expect(ttl).to.be.within(86_400_000 - 60_000, 86_400_000);
+      const latest = await audit.forUser(u, 200);
+      expect(latest[0]!.detail.i).to.equal(1009);
+      // a page past the retained ones ends: nothing older than the window comes back
+      const oldest = await audit.list({ userId: u, until: Date.now() - 86_400_000 });
+      expect(oldest).to.deep.equal({ events: [], next: null });
+    } finally {
+      await stopServices(small);
+    }
+  });
+
   describe('recorded where it happens', function () {
     let n = 0;
     const job = (sender: Partial<InboundMessage>, text: string): Job<InboundJob> =>

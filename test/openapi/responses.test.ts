@@ -9,6 +9,7 @@ import { PrivateRedis } from '../helpers/private-redis.js';
 import { startProcess, startStack, stopProcess, type Stack } from '../helpers/processes.js';
 import { ADMIN } from '../ops/support.js';
 import { adminLogin } from '../helpers/admin.js';
+import { openSse } from '../helpers/sse.js';
 import { expectDocumented, type ServedDoc } from './conformance.js';
 
 /**
@@ -183,6 +184,25 @@ describe('openapi: real responses match the document', function () {
     const bad = await get(stack.url, '/admin/api/v1/events?type=nonsense', admin.token);
     expect(bad.status).to.equal(400);
     conforms('get', '/admin/api/v1/events', bad);
+    // the live stream: its 200 is an open event stream (its first frame read, then closed), and its refusals
+    const stream = '/admin/api/v1/events/stream';
+    const live = await openSse(`${stack.url}${stream}`, { token: admin.token });
+    try {
+      expect(live.status).to.equal(200);
+      expect((await live.next())!.comment).to.equal('connected');
+      conforms('get', stream, { status: live.status, headers: live.headers, body: '', text: '' });
+    } finally {
+      live.close();
+    }
+    for (const [query, token, status] of [
+      ['', undefined, 401],
+      ['', login.token, 403],
+      ['?after=nonsense', admin.token, 400],
+    ] as const) {
+      const r = await openSse(`${stack.url}${stream}${query}`, { token });
+      expect(r.status).to.equal(status);
+      conforms('get', stream, { status: r.status, headers: r.headers, body: JSON.parse(r.text!), text: r.text! });
+    }
 
     // the caller, and the API keys: made, listed, used, revoked (docs/accounts.md, "Who may do it")
     conforms('get', '/admin/api/v1/me', await get(stack.url, '/admin/api/v1/me', admin.token));
