@@ -15,7 +15,10 @@ export const auditRecordSchema = {
     at: { type: 'string', description: 'ISO 8601' },
     type: { type: 'string', enum: [...AUDIT_TYPES] },
     userId: nullableStr,
-    actor: { type: 'string', description: '`admin:<userId>`, `key:<keyId>`, `user:<userId>` or `system`' },
+    actor: {
+      type: 'string',
+      description: '`admin:<userId>`, `key:<keyId>`, `user:<userId>` or `system`; `erased` for what a person since erased did to someone else',
+    },
     requestId: nullableStr,
     ipGroup: nullableStr,
     client: nullableStr,
