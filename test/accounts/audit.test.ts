@@ -14,7 +14,10 @@ import { Notifier } from '../../src/realtime/notifier.js';
 import { originOf } from '../../src/registrations/origin.js';
 import type { Caller } from '../../src/registrations/service.js';
 import type { Services } from '../../src/services.js';
-import { randomEmoji, randomPhone, randomPin } from '../helpers/flow.js';
+import { adminLogin } from '../helpers/admin.js';
+import { fullLogin, randomEmoji, randomPhone, randomPin } from '../helpers/flow.js';
+import { startStack, stopProcess, type Stack } from '../helpers/processes.js';
+import { ADMIN } from '../ops/support.js';
 import { eventually, request } from '../helpers/http.js';
 import { startServices, stopServices } from '../helpers/services.js';
 import { openSse, type SseClient, type SseFrame } from '../helpers/sse.js';
@@ -393,6 +396,28 @@ describe('accounts: the audit trail over HTTP (sessions, the live stream)', func
       }
     });
 
+    it('an API key: one without events:read is 403; one with it streams until it is revoked', async function () {
+      const by = { kind: 'admin' as const, userId: admin.userId };
+      const usersOnly = await services.apiKeys.create({ name: 'no events', scopes: ['users:read'] }, by);
+      const refused = await openSse(`${base}${path}`, { token: usersOnly.secret });
+      expect(refused.status).to.equal(403);
+      const siem = await services.apiKeys.create({ name: 'SIEM', scopes: ['events:read'] }, by);
+      const s = await openSse(`${base}${path}`, { token: siem.secret });
+      try {
+        expect(s.status).to.equal(200);
+        expect((await s.next())!.comment).to.equal('connected');
+        const id = await services.audit.record({ type: 'login.expired' });
+        expect((await s.nextEvent())!.id).to.equal(id);
+        await services.apiKeys.revoke(siem.key.id);
+        let f: SseFrame | null;
+        do f = await s.next(5000);
+        while (f !== null);
+        expect((await openSse(`${base}${path}`, { token: siem.secret })).status).to.equal(401);
+      } finally {
+        s.close();
+      }
+    });
+
     it('at most AUDIT_STREAMS_PER_NODE at once (429 past it); a client gone frees its place; a shutdown ends them', async function () {
       const a = await open();
       const b = await open();
@@ -439,5 +464,44 @@ describe('accounts: the audit trail over HTTP (sessions, the live stream)', func
       }
       expect(services.audit.following()).to.equal(0);
     });
+  });
+});
+
+/** The one real-process test: a worker's events reach a web node's live stream and /metrics; the web node's shutdown ends its streams. */
+describe('accounts: the audit trail on a running service', function () {
+  this.timeout(60000);
+  let stack: Stack;
+  before(async function () {
+    stack = await startStack({ name: 'audit-live', webs: 1, workers: 1, env: { ...ADMIN, METRICS_INTERVAL_MS: '200' } });
+  });
+  after(async () => stack?.stop());
+
+  it("a chat sign-in in the worker: on the web node's live stream and counted in /metrics; a shutdown ends the stream and the node exits", async function () {
+    const admin = await adminLogin(stack.url, stack.prefix);
+    const live = await openSse(`${stack.url}/admin/api/v1/events/stream?type=login.succeeded`, { token: admin.token });
+    try {
+      expect(live.status).to.equal(200);
+      expect((await live.next())!.comment).to.equal('connected');
+      const { login } = await fullLogin(stack.url);
+      const frame = (await live.nextEvent(20000))!;
+      const record = JSON.parse(frame.data!) as AuditRecord;
+      expect(record).to.deep.include({ type: 'login.succeeded', userId: login.user.id, actor: 'system' });
+      expect(record.client).to.match(/^evolution:/);
+      await eventually(async () => {
+        const m = await request(stack.url, 'GET', '/metrics', { token: ADMIN.METRICS_TOKEN });
+        return /pinauth_audit_events_total\{[^}]*type="login\.succeeded"[^}]*\} [1-9]/.test(m.text) ? true : undefined;
+      }, 10000);
+      // the node ends its streams first: it does not wait out SHUTDOWN_TIMEOUT_MS (25 s) for them
+      const web = stack.webs[0]!;
+      const stopped = Date.now();
+      const exited = stopProcess(web);
+      let f: SseFrame | null;
+      do f = await live.next(10000);
+      while (f !== null);
+      expect(await exited).to.equal(0);
+      expect(Date.now() - stopped, 'ms from SIGTERM to exit').to.be.below(10000);
+    } finally {
+      live.close();
+    }
   });
 });

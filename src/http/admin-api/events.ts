@@ -61,15 +61,6 @@ export function sseFrame(r: AuditRecord): string {
 }
 
 /**
- * GET /admin/api/v1/events/stream?userId&type=a,b&after: the audit trail live, as Server-Sent
- * Events (docs/accounts.md, "The live stream"): the events after `Last-Event-ID` (or `after`; neither:
- * from now on), then each as it is recorded. A comment line every AUDIT_STREAM_HEARTBEAT_SECONDS
- * when nothing else was written, and the caller's credential checked again then: a revoked key,
- * a role taken away or an access token past its life ends the stream (the client reconnects
- * with a fresh one and its Last-Event-ID). At most AUDIT_STREAMS_PER_NODE at once per node
- * (429 past it); each ends when its client goes or the node shuts down.
- */
-/**
  * Whether the credential that opened a stream still would (adminAccess let it in once; this
  * neither spends the caller's action budget nor counts as a failed sign-in): the key not
  * revoked, or the access token's session open, unexpired and its person still an admin.
@@ -82,6 +73,15 @@ async function stillAllowed(services: Services, ctx: AppContext): Promise<boolea
   return parseRoles(await services.redis.hget(services.keys.user(claims.sub), 'roles'), []).includes(ADMIN_ROLE);
 }
 
+/**
+ * GET /admin/api/v1/events/stream?userId&type=a,b&after: the audit trail live, as Server-Sent
+ * Events (docs/accounts.md, "The live stream"): the events after `Last-Event-ID` (or `after`; neither:
+ * from now on), then each as it is recorded. Every AUDIT_STREAM_HEARTBEAT_SECONDS the caller's credential is
+ * checked again and, when nothing else was written, a comment line goes out: a revoked key,
+ * a role taken away or an access token past its life ends the stream (the client reconnects
+ * with a fresh one and its Last-Event-ID). At most AUDIT_STREAMS_PER_NODE at once per node
+ * (429 past it); each ends when its client goes or the node shuts down.
+ */
 export function streamEvents(services: Services) {
   const heartbeatMs = services.config.audit.heartbeatSeconds * 1000;
   return async (ctx: AppContext): Promise<void> => {
@@ -103,10 +103,11 @@ export function streamEvents(services: Services) {
       wrote = Date.now();
       if (!body.write(text)) await once(body, 'drain', { signal: gone.signal });
     };
+    // every beat checks the credential again, busy or quiet; the comment goes out only when quiet
     const heartbeat = setInterval(() => {
-      if (Date.now() - wrote < heartbeatMs - 50) return;
+      const quiet = Date.now() - wrote >= heartbeatMs - 50;
       stillAllowed(services, ctx).then(
-        (yes) => (yes ? write(': heartbeat\n\n') : finish()),
+        (yes) => (!yes ? finish() : quiet ? write(': heartbeat\n\n') : undefined),
         () => finish(),
       );
     }, heartbeatMs);
