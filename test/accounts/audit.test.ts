@@ -157,7 +157,7 @@ describe('accounts: the audit trail', function () {
     };
     const types = (events: AuditRecord[]): AuditType[] => events.map((e) => e.type).reverse();
 
-    it('a chat sign-in: login.succeeded with the channel, the registering network and device; the new phone linked', async function () {
+    it('a chat sign-in: login.succeeded with the channel, the registering network and device; the new phone linked; a blocked account denied', async function () {
       const phone = randomPhone();
       const c = await code();
       expect(await worker(false)(job({ phone }, c.text))).to.equal('logged-in');
@@ -167,6 +167,13 @@ describe('accounts: the audit trail', function () {
       expect(events[1]).to.deep.include({ userId, client: 'evolution:main', ipGroup: '203.0.113.x', actor: 'system' });
       expect(events[1]!.detail).to.deep.equal({ pinId: c.pinId, device: originOf(CHROME, '').device, confirmed: false });
       expect(events[0]!.detail).to.deep.equal({ kind: 'phone' });
+      // blocked, the next code of the same phone is refused: login.denied, reason blocked
+      await services.scripts.run('user-block', [services.keys.user(userId!)], ['block', Date.now(), 'admin:someone', '']);
+      const again = await code();
+      expect(await worker(false)(job({ phone }, again.text))).to.equal('blocked');
+      const [denied] = await services.audit.forUser(userId!, 1);
+      expect(denied).to.deep.include({ type: 'login.denied', userId, ipGroup: '203.0.113.x', client: 'evolution:main' });
+      expect(denied!.detail).to.include({ pinId: again.pinId, reason: 'blocked' });
     });
 
     it('confirmation: asked, answered YES and signed in; asked, answered NO and denied; STOP ends the sessions', async function () {

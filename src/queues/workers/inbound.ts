@@ -205,7 +205,12 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
         // the device hears what a NO gives it (LOGIN_DENIED); the person learns why in the chat
         notifier.loginDenied(result.pinHash, result.pinId);
         log.warn('sign-in refused: the account is blocked', { pinId: result.pinId, userId: result.userId, device: result.origin.device, ...meta });
-        await audit({ type: 'login.denied', userId: result.userId, ipGroup: result.origin.ip, detail: { pinId: result.pinId, reason: 'blocked', device: result.origin.device } });
+        await audit({
+          type: 'login.denied',
+          userId: result.userId,
+          ipGroup: result.origin.ip,
+          detail: { pinId: result.pinId, reason: 'blocked', device: result.origin.device },
+        });
         await replies.answer(message, { kind: 'blocked' });
         break;
       case 'already-done':
