@@ -6,17 +6,22 @@ import { Redis } from 'ioredis';
 import { type AuditRecord, type AuditType, AuditTrail } from '../../src/accounts/audit.js';
 import { LoginProcessor } from '../../src/auth/login.js';
 import { createApp } from '../../src/http/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { createProcessMetrics } from '../../src/observability/metrics.js';
 import type { InboundJob, InboundMessage } from '../../src/queues/jobs.js';
 import { expiryProcessor } from '../../src/queues/workers/expiry.js';
 import { inboundProcessor } from '../../src/queues/workers/inbound.js';
 import { Notifier } from '../../src/realtime/notifier.js';
+import { waitReady } from '../../src/redis/connection.js';
 import { originOf } from '../../src/registrations/origin.js';
 import type { Caller } from '../../src/registrations/service.js';
-import type { Services } from '../../src/services.js';
+import { createServices, type Services } from '../../src/services.js';
 import { adminLogin } from '../helpers/admin.js';
 import { fullLogin, randomEmoji, randomPhone, randomPin } from '../helpers/flow.js';
-import { startStack, stopProcess, type Stack } from '../helpers/processes.js';
+import { RELAXED_LIMITS, startStack, stopProcess, type Stack } from '../helpers/processes.js';
+import { uniquePrefix } from '../helpers/redis.js';
+import { ClusterTopology } from '../helpers/redis-topology.js';
 import { ADMIN } from '../ops/support.js';
 import { eventually, request } from '../helpers/http.js';
 import { startServices, stopServices } from '../helpers/services.js';
@@ -510,5 +515,43 @@ describe('accounts: the audit trail on a running service', function () {
     } finally {
       live.close();
     }
+  });
+});
+
+/** The trail on a 3-primary cluster: the stream on its own slot, each person's index on theirs; every step one slot. */
+describe('accounts: the audit trail on a 3-primary Redis cluster', function () {
+  this.timeout(60000);
+  let topo: ClusterTopology | undefined;
+  let s: Services | undefined;
+  before(async function () {
+    topo = await ClusterTopology.start({ primaries: 3 });
+    const config = loadConfig({ ...RELAXED_LIMITS, ...topo.env(), KEY_PREFIX: uniquePrefix('audit-cl'), JWT_SECRET: TEST_JWT_SECRET });
+    s = createServices(config, createLogger({ level: 'error', production: false, role: 'test', instance: 'test' }), 'test');
+    await waitReady(s.redis, 10000);
+    await s.ready();
+  });
+  after(async function () {
+    await s?.close();
+    await topo?.stop();
+  });
+
+  it('records, reads a person, follows live and forgets, with no cross-slot command', async function () {
+    const audit = s!.audit;
+    const [p, q] = ['clusterPersonP000000000', 'clusterPersonQ000000000'];
+    const follower = audit.follow(undefined, { userId: q });
+    const live = follower.records();
+    const first = live.next();
+    await audit.record({ type: 'login.succeeded', userId: p });
+    await audit.record({ type: 'account.blocked', userId: q, actor: { kind: 'admin', userId: p } });
+    await audit.record({ type: 'chat.stop', userId: p });
+    const seen = await first;
+    expect(seen.value).to.deep.include({ type: 'account.blocked', userId: q, actor: `admin:${p}` });
+    follower.close();
+    expect((await live.next()).done).to.equal(true);
+    expect((await audit.forUser(p, 10)).map((e) => e.type)).to.deep.equal(['chat.stop', 'account.blocked', 'login.succeeded']);
+    expect(await audit.forget(p)).to.equal(3);
+    expect(await audit.forUser(p, 10)).to.deep.equal([]);
+    const theirs = await audit.forUser(q, 10);
+    expect(theirs.map((e) => [e.type, e.actor])).to.deep.equal([['account.blocked', 'erased']]);
   });
 });
