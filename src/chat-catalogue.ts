@@ -12,7 +12,9 @@ export type Language = (typeof LANGUAGES)[number];
  * Since Meta bills every reply (docs/operations.md, "What replies cost"), the default sends only
  * what a person cannot learn elsewhere: the question and what to answer it with, "signed in"
  * with its undo hint (how a phished code comes to light), why a code or an answer did nothing,
- * the STOP receipt, why a sender is refused, that the account is blocked. Off by default: `denied` (the app shows it).
+ * the STOP receipt, why a sender is refused, that the account is blocked, and the answers to the
+ * person's own commands (HELP, SESSIONS, DELETE: asked for, so always wanted). Off by default:
+ * `denied` (the app shows it).
  */
 export const REPLY_KINDS = [
   'confirm',
@@ -26,6 +28,12 @@ export const REPLY_KINDS = [
   'slow-down',
   'country-not-served',
   'blocked',
+  'help',
+  'sessions',
+  'erase-confirm',
+  'erased',
+  'nothing-to-erase',
+  'no-account',
 ] as const;
 export type ReplyKind = (typeof REPLY_KINDS)[number];
 export const DEFAULT_REPLY_KINDS: readonly ReplyKind[] = [
@@ -39,6 +47,12 @@ export const DEFAULT_REPLY_KINDS: readonly ReplyKind[] = [
   'slow-down',
   'country-not-served',
   'blocked',
+  'help',
+  'sessions',
+  'erase-confirm',
+  'erased',
+  'nothing-to-erase',
+  'no-account',
 ];
 
 export interface ChatTexts {
@@ -70,6 +84,24 @@ export interface ChatTexts {
   noButton: string;
   /** heads a user's /send-message: who sent it, and that the service did not ({sender}, {app}) */
   relayed: string;
+  /** after HELP: the commands the chat understands, in this language's words ({app}) */
+  help: string;
+  /** after SESSIONS: where the person is signed in ({app}, {count}, {list}: the items below, `; `-separated) */
+  sessions: string;
+  /** after SESSIONS with nothing open ({app}) */
+  noSessions: string;
+  /** one app session in the SESSIONS list ({device}, {place}, {time}: last used) */
+  sessionItem: string;
+  /** one OpenID login in the SESSIONS list ({client}: the app's name, {device}, {place}, {time}: last used) */
+  oidcItem: string;
+  /** after DELETE: the numbered confirmation ({app}, {number}, {minutes}) */
+  eraseConfirm: string;
+  /** after the matching DELETE <number>: the account is gone ({app}) */
+  erased: string;
+  /** DELETE <number> with no deletion waiting for that number ({app}) */
+  nothingToErase: string;
+  /** SESSIONS or DELETE from a sender no account belongs to ({app}) */
+  noAccount: string;
 }
 
 export const CATALOGUE: Record<Language, ChatTexts> = {
@@ -90,6 +122,16 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     yesButton: 'Yes, sign in',
     noButton: 'No, not me',
     relayed: 'Message from {sender}, sent through {app}. It is not from {app}: {app} never asks you to send a code or to reply YES for someone else.',
+    help: '{app} understands these messages: the code the app shows you (to sign in), SESSIONS (where you are signed in), STOP (sign out everywhere), DELETE (erase your account and everything {app} keeps about you), HELP (this list).',
+    sessions: 'Where you are signed in to {app} ({count}): {list}. Reply STOP to sign out everywhere.',
+    noSessions: 'You are not signed in to {app} anywhere.',
+    sessionItem: '{device}, {place}, last used {time}',
+    oidcItem: '{client} on {device}, {place}, last used {time}',
+    eraseConfirm:
+      'Reply DELETE {number} within {minutes} minutes to erase your {app} account and everything {app} keeps about you. This cannot be undone. To keep your account, do nothing.',
+    erased: 'Done: your {app} account and everything {app} kept about you are erased. If you send a code again, a new account is made.',
+    nothingToErase: 'Nothing was erased: no deletion is waiting for that number (it may have expired). Reply DELETE to get a new number.',
+    noAccount: '{app} has no account linked to this WhatsApp chat, so there is nothing to show or erase.',
   },
   pt: {
     signedIn: 'Você entrou no {app}.',
@@ -108,6 +150,16 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     yesButton: 'Sim, entrar',
     noButton: 'Não fui eu',
     relayed: 'Mensagem de {sender}, enviada pelo {app}. Ela não é do {app}: o {app} nunca pede que você envie um código ou responda SIM para outra pessoa.',
+    help: 'O {app} entende estas mensagens: o código que o aplicativo mostra (para entrar), SESSÕES (onde você está conectado), PARAR (sair de todos os aparelhos), APAGAR (apagar sua conta e tudo o que o {app} guarda sobre você), AJUDA (esta lista).',
+    sessions: 'Onde você está conectado no {app} ({count}): {list}. Responda PARAR para sair de todos os aparelhos.',
+    noSessions: 'Você não está conectado no {app} em nenhum aparelho.',
+    sessionItem: '{device}, {place}, último uso {time}',
+    oidcItem: '{client} em {device}, {place}, último uso {time}',
+    eraseConfirm:
+      'Responda APAGAR {number} em até {minutes} minutos para apagar sua conta do {app} e tudo o que o {app} guarda sobre você. Isso não pode ser desfeito. Para manter sua conta, não faça nada.',
+    erased: 'Pronto: sua conta do {app} e tudo o que o {app} guardava sobre você foram apagados. Se você enviar um código de novo, uma conta nova será criada.',
+    nothingToErase: 'Nada foi apagado: nenhuma exclusão espera esse número (pode ter expirado). Responda APAGAR para receber um número novo.',
+    noAccount: 'O {app} não tem nenhuma conta ligada a esta conversa do WhatsApp, então não há nada para mostrar ou apagar.',
   },
   es: {
     signedIn: 'Has iniciado sesión en {app}.',
@@ -127,11 +179,21 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     yesButton: 'Sí, entrar',
     noButton: 'No fui yo',
     relayed: 'Mensaje de {sender}, enviado a través de {app}. No es de {app}: {app} nunca te pide que envíes un código ni que respondas SÍ por otra persona.',
+    help: '{app} entiende estos mensajes: el código que te muestra la aplicación (para iniciar sesión), SESIONES (dónde tienes la sesión iniciada), STOP (cerrar sesión en todas partes), BORRAR (borrar tu cuenta y todo lo que {app} guarda sobre ti), AYUDA (esta lista).',
+    sessions: 'Dónde tienes la sesión iniciada en {app} ({count}): {list}. Responde STOP para cerrar sesión en todas partes.',
+    noSessions: 'No tienes la sesión iniciada en {app} en ningún sitio.',
+    sessionItem: '{device}, {place}, último uso {time}',
+    oidcItem: '{client} en {device}, {place}, último uso {time}',
+    eraseConfirm:
+      'Responde BORRAR {number} en los próximos {minutes} minutos para borrar tu cuenta de {app} y todo lo que {app} guarda sobre ti. No se puede deshacer. Para conservar tu cuenta, no hagas nada.',
+    erased: 'Hecho: tu cuenta de {app} y todo lo que {app} guardaba sobre ti se han borrado. Si vuelves a enviar un código, se creará una cuenta nueva.',
+    nothingToErase: 'No se ha borrado nada: ningún borrado espera ese número (puede haber caducado). Responde BORRAR para recibir un número nuevo.',
+    noAccount: '{app} no tiene ninguna cuenta vinculada a este chat de WhatsApp, así que no hay nada que mostrar ni borrar.',
   },
 };
 
 /**
- * Answers understood in every language (a person may answer in English whatever the setting),
+ * Answers and commands understood in every language (a person may answer in English whatever the setting),
  * compared after `answerWord` folds case, accents and surrounding punctuation. Digits: 1 = yes,
  * 2 = no, as the question's numbered options.
  */
@@ -139,6 +201,10 @@ export const ANSWERS = {
   yes: ['yes', 'y', '1', 'sim', 's', 'si', 'ok', 'confirm', 'confirmar'],
   no: ['no', 'n', '2', 'nao', 'não'],
   stop: ['stop', 'parar', 'pare', 'sair', 'detener', 'stopp'],
+  /** the person's own commands (docs/accounts.md, "In the chat"); DELETE also as "DELETE 42", its confirmation */
+  help: ['help', 'ajuda', 'ayuda', 'menu', 'commands', 'comandos'],
+  sessions: ['sessions', 'session', 'devices', 'sessoes', 'sessao', 'aparelhos', 'dispositivos', 'sesiones', 'sesion'],
+  delete: ['delete', 'erase', 'apagar', 'excluir', 'borrar', 'eliminar'],
 } as const;
 
 export function fill(template: string, vars: Record<string, string | number>): string {

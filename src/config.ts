@@ -409,6 +409,15 @@ const REPLY_VARIABLES: Record<keyof ChatTexts, string> = {
   yesButton: 'REPLY_YES_BUTTON',
   noButton: 'REPLY_NO_BUTTON',
   relayed: 'REPLY_RELAYED',
+  help: 'REPLY_HELP',
+  sessions: 'REPLY_SESSIONS',
+  noSessions: 'REPLY_NO_SESSIONS',
+  sessionItem: 'REPLY_SESSION_ITEM',
+  oidcItem: 'REPLY_OIDC_ITEM',
+  eraseConfirm: 'REPLY_ERASE_CONFIRM',
+  erased: 'REPLY_ERASED',
+  nothingToErase: 'REPLY_NOTHING_TO_ERASE',
+  noAccount: 'REPLY_NO_ACCOUNT',
 };
 
 /**

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Keys } from '../redis/keys.js';
 import type { Scripts } from '../redis/scripts.js';
 import type { InboundJob } from '../chat/message.js';
-import { chatIntent } from '../chat/intent.js';
+import { chatIntent, isCommand } from '../chat/intent.js';
 import { identitiesOf, identityState } from '../identity/identities.js';
 import { LoginChain } from './login-chain.js';
 import { emojiHash } from '../registrations/emoji.js';
@@ -113,8 +113,9 @@ export class LoginProcessor {
       const { userId, sessions } = await this.sessions.endAllOfSender(ids, { client: message.channel });
       return { outcome: 'signed-out', sessions, userId };
     }
-    // YES / NO are answers even with confirmation off: an account with the admin role is always asked
-    if (!renumber && intent.kind === 'other') return { outcome: 'not-a-code' };
+    // YES / NO are answers even with confirmation off: an account with the admin role is always asked;
+    // the person's own commands are not a login's (accounts/chat-rights.ts)
+    if (!renumber && (intent.kind === 'other' || isCommand(intent))) return { outcome: 'not-a-code' };
     const { name, surname } = splitName(message.displayName);
     const graceMs = this.settings.graceSeconds * 1000;
     // an identifier change: found by its old stable ids or the old number, moved to the new number, linked to the new BSUID
@@ -136,7 +137,7 @@ export class LoginProcessor {
       grace: graceMs,
       dedupTtl: this.settings.messageIdSeconds ?? DEDUP_TTL_SECONDS,
       maxSessions: MAX_SESSIONS_PER_USER,
-      mode: renumber ? 'renumber' : intent.kind === 'stop' || intent.kind === 'other' ? 'code' : intent.kind,
+      mode: renumber ? 'renumber' : intent.kind === 'yes' || intent.kind === 'no' ? intent.kind : 'code',
       question: (intent.kind === 'yes' || intent.kind === 'no') && intent.question !== undefined ? intent.question : '',
       receivedAt: job.receivedAt,
       draw: randomInt(90),

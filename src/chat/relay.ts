@@ -22,7 +22,8 @@ export function chatCommandIn(text: string): string | null {
     const line = raw.trim();
     if (line === '') continue;
     const intent = chatIntent(line).kind;
-    if (intent === 'yes' || intent === 'no' || intent === 'stop') return `has a line that is a chat answer ("${line}")`;
+    // DELETE too: "reply DELETE, then DELETE 42" would have the reader erase their own account
+    if (intent === 'yes' || intent === 'no' || intent === 'stop' || intent === 'delete') return `has a line that is a chat answer ("${line}")`;
     if ((emojiClusters(line.replace(/\s+/gu, ''))?.length ?? 0) >= CODE_LIKE_EMOJI) return 'has a line that looks like a sign-in code (emoji only)';
   }
   return null;

@@ -6,11 +6,25 @@ import type { ChatButton } from './message.js';
 /** The reply texts, filled in: what each kind of chat reply says (the kinds: chat-catalogue.ts). */
 export type { ReplyKind };
 
+/** One place the person is signed in, as SESSIONS lists it: an app session or an OpenID login (`client`: the app's name). */
+export interface ChatDevice {
+  device: string;
+  /** the signing-in request's address, host part masked */
+  ip: string;
+  lastUsedAt: Date;
+  client?: string;
+}
+
 export type ReplyFacts =
   | { kind: 'confirm'; origin: Origin; requestedAt: Date; question: string }
   | { kind: 'which-one'; open: Array<{ question: string; origin: Origin; requestedAt: Date }> }
   | { kind: 'signed-out'; sessions: number }
-  | { kind: Exclude<ReplyKind, 'confirm' | 'which-one' | 'signed-out'> };
+  | { kind: 'sessions'; devices: readonly ChatDevice[] }
+  | { kind: 'erase-confirm'; number: string; minutes: number }
+  | { kind: Exclude<ReplyKind, 'confirm' | 'which-one' | 'signed-out' | 'sessions' | 'erase-confirm'> };
+
+/** Places SESSIONS names, most recently used first; the count says how many there are in all. */
+export const LISTED_DEVICES = 10;
 
 const LOCALES: Record<ChatConfig['language'], string> = { en: 'en-GB', pt: 'pt-BR', es: 'es-ES' };
 
@@ -67,6 +81,26 @@ export function replyText(cfg: ChatConfig, facts: ReplyFacts): string {
       return fill(t.countryNotServed, { app });
     case 'blocked':
       return fill(t.blocked, { app });
+    case 'help':
+      return fill(t.help, { app });
+    case 'sessions': {
+      if (facts.devices.length === 0) return fill(t.noSessions, { app });
+      const recent = [...facts.devices].sort((a, b) => b.lastUsedAt.getTime() - a.lastUsedAt.getTime());
+      const items = recent.slice(0, LISTED_DEVICES).map((d) => {
+        const vars = { device: d.device, place: d.ip, time: timeFormat(cfg).format(d.lastUsedAt), client: d.client ?? '' };
+        return fill(d.client === undefined ? t.sessionItem : t.oidcItem, vars);
+      });
+      const more = recent.length > LISTED_DEVICES ? ` (+${recent.length - LISTED_DEVICES})` : '';
+      return fill(t.sessions, { app, count: recent.length, list: items.join('; ') + more });
+    }
+    case 'erase-confirm':
+      return fill(t.eraseConfirm, { app, number: facts.number, minutes: facts.minutes });
+    case 'erased':
+      return fill(t.erased, { app });
+    case 'nothing-to-erase':
+      return fill(t.nothingToErase, { app });
+    case 'no-account':
+      return fill(t.noAccount, { app });
   }
 }
 

@@ -1,8 +1,7 @@
 import client from 'prom-client';
 import type { AuditSink } from '../accounts/audit.js';
-import type { LoginOutcome } from '../auth/login.js';
 import type { IgnoreReason } from '../messaging/inbound.js';
-import type { IdentityEvent } from '../queues/workers/inbound.js';
+import type { IdentityEvent, InboundHooks } from '../queues/workers/inbound.js';
 import type { ProbeSink } from '../security/probes.js';
 
 /**
@@ -54,7 +53,8 @@ export interface WebMetrics extends ProbeSink {
 /** Metrics of the worker role: jobs, logins, expiries. */
 export interface WorkerMetrics {
   jobFinished(queue: string, result: 'completed' | 'failed'): void;
-  inboundOutcome(outcome: LoginOutcome['outcome'], receivedAt: number): void;
+  /** a login's outcome, or one of the person's chat commands (HELP, SESSIONS, DELETE) */
+  inboundOutcome(outcome: Parameters<NonNullable<InboundHooks['onOutcome']>>[0], receivedAt: number): void;
   pinExpired(): void;
   /** an outbound message the gateway took (sent) or refused for good (failed) */
   outboundResult(gateway: string, result: 'sent' | 'failed'): void;

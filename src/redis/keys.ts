@@ -137,6 +137,10 @@ export interface Keys {
   erasure(receiptId: string): string;
   /** set while a person's own export may not be asked again (accounts/export.ts); the user's tag */
   exportWait(userId: string): string;
+  /** the account's pending DELETE in the chat: `<number>|<message id>` (accounts/chat-rights.ts); tag `u<id>`, the user's */
+  eraseAsk(userId: string): string;
+  /** the account a confirmed chat DELETE is erasing, by the confirming message, so its retry finishes it; tag `m<id>` */
+  eraseByMessage(messageId: string): string;
 }
 
 /**
@@ -198,5 +202,7 @@ export function keys(prefix: string): Keys {
     erasePending: () => `${prefix}:erasing-pending`,
     erasure: (id) => `${prefix}:erasure:${id}`,
     exportWait: (id) => `${prefix}:export-wait:{u${id}}`,
+    eraseAsk: (id) => `${prefix}:erase-ask:{u${id}}`,
+    eraseByMessage: (id) => `${prefix}:erase-msg:{m${id}}`,
   };
 }

@@ -27,14 +27,20 @@ const portugalPhone = (): string => `+35191${Math.floor(1e6 + Math.random() * 9e
 describe('messaging: replies as a policy (CHAT_REPLY_KINDS), their cost, the daily cap', function () {
   describe('configuration', function () {
     const base = { REDIS_URL: 'redis://127.0.0.1:6379' };
-    it('defaults to what a person needs: the question and its follow-ups, signed in with its undo hint, why a code did nothing, the STOP receipt', function () {
+    it("defaults to what a person needs: the question and its follow-ups, signed in with its undo hint, why a code did nothing, the STOP receipt, the answers to the person's own commands", function () {
       const kinds = [...loadConfig(base).replies.kinds].sort();
       expect(kinds).to.deep.equal([
         'blocked',
         'cannot-sign-in',
         'confirm',
         'country-not-served',
+        'erase-confirm',
+        'erased',
+        'help',
+        'no-account',
         'nothing-to-confirm',
+        'nothing-to-erase',
+        'sessions',
         'signed-in',
         'signed-out',
         'slow-down',

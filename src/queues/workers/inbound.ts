@@ -5,8 +5,10 @@ import { LoginProcessor, type IdentityChanges, type LoginOutcome } from '../../a
 import type { Sessions } from '../../auth/sessions.js';
 import type { TokenService } from '../../auth/tokens.js';
 import type { Directory } from '../../accounts/directory.js';
+import { ChatRights, type AccountEraser, type CommandResult, type OpenIdLoginList } from '../../accounts/chat-rights.js';
 import type { Config } from '../../config.js';
 import { identitiesOf } from '../../identity/identities.js';
+import { chatIntent, isCommand, type CommandIntent } from '../../chat/intent.js';
 import { emojiFromChat } from '../../chat/pin-text.js';
 import type { Logger } from '../../observability/logger.js';
 import type { RedisClient } from '../../redis/connection.js';
@@ -27,7 +29,8 @@ import { refuseSender } from '../sender-rules.js';
 export type IdentityEvent = 'linked' | 'number-changed' | 'recycled-refused' | 'conflict';
 
 export interface InboundHooks {
-  onOutcome?: (outcome: LoginOutcome['outcome'], job: InboundJob) => void;
+  /** what a message came to: a login's outcome, or one of the person's commands (HELP, SESSIONS, DELETE) */
+  onOutcome?: (outcome: LoginOutcome['outcome'] | CommandResult, job: InboundJob) => void;
   /** `kind`: the identifier kind of a link */
   onIdentity?: (event: IdentityEvent, kind?: string) => void;
   /** a reply not sent: its kind switched off, or its country's daily cap reached */
@@ -37,7 +40,7 @@ export interface InboundHooks {
 }
 
 /** What an inbound job came to (its BullMQ return value): the login's outcome, or the sender refused before it. */
-export type InboundResult = LoginOutcome['outcome'] | 'sender-slowed' | 'country-not-served';
+export type InboundResult = LoginOutcome['outcome'] | CommandResult | 'sender-slowed' | 'country-not-served';
 
 /** What the inbound processor uses of the process's services (services.ts's bag has it). */
 export interface InboundServices {
@@ -55,6 +58,10 @@ export interface InboundServices {
   directory: Pick<Directory, 'index'>;
   /** where each outcome is recorded (docs/accounts.md, "The audit trail") */
   audit: AuditTrail;
+  /** the person's OpenID logins, which SESSIONS lists beside the app's sessions (services.ts's OidcLogins) */
+  oidcLogins?: OpenIdLoginList;
+  /** erases the account of a confirmed DELETE in the chat (services.ts's Eraser, accounts/erase.ts) */
+  eraser?: AccountEraser;
 }
 
 /** The sender fields an edit may lack and takes from the message it edits. */
@@ -86,6 +93,40 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
     messageIdSeconds: config.messageIdSeconds,
   });
   const replies = new ChatReplies(queues, limits, config.replies, config.defaultChannel, { redis, keys, log, onWithheld: hooks.onReplyWithheld });
+  const rights = new ChatRights(redis, keys, sessions, services.oidcLogins, services.eraser);
+
+  /** HELP, SESSIONS, DELETE: on the sender's own account only (ChatRights), answered in the chat. */
+  const command = async (job: Job<InboundJob>, message: InboundMessage, intent: CommandIntent): Promise<InboundResult> => {
+    const meta = { jobId: job.id, channel: message.channel, command: intent.kind };
+    const done = await rights.run(identitiesOf(message), intent, message.id, { client: message.channel });
+    hooks.onOutcome?.(done.outcome, job.data);
+    switch (done.outcome) {
+      case 'help':
+        await replies.answer(message, { kind: 'help' });
+        break;
+      case 'no-account':
+        log.info('chat command from a sender with no account', meta);
+        await replies.answer(message, { kind: 'no-account' });
+        break;
+      case 'sessions':
+        log.info('sessions listed in the chat', { userId: done.userId, sessions: done.devices.length, ...meta });
+        await replies.answer(message, { kind: 'sessions', devices: done.devices });
+        break;
+      case 'erase-asked':
+        log.info('account deletion asked in the chat; awaiting its number', { userId: done.userId, ...meta });
+        await replies.answer(message, { kind: 'erase-confirm', number: done.number, minutes: done.minutes });
+        break;
+      case 'erase-refused':
+        log.info('chat DELETE with no deletion waiting for its number: nothing erased', { userId: done.userId, ...meta });
+        await replies.answer(message, { kind: 'nothing-to-erase' });
+        break;
+      case 'erased':
+        log.warn("account erased at its owner's request in the chat", { userId: done.userId, ...meta });
+        await replies.answer(message, { kind: 'erased' });
+        break;
+    }
+    return done.outcome;
+  };
 
   /** An edit whose event did not name the sender: the sender of the message it edits, if kept. */
   const withSender = async (message: InboundMessage): Promise<InboundMessage> => {
@@ -148,6 +189,8 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
       }
       return 'sender-slowed';
     }
+    const intent = message.numberChanged === true ? undefined : chatIntent(message.text);
+    if (intent !== undefined && isCommand(intent)) return command(job, message, intent);
     const result = await logins.process({ ...job.data, message });
     hooks.onOutcome?.(result.outcome, job.data);
     const meta = { jobId: job.id, channel: message.channel, edit: message.editOf !== undefined || undefined };
