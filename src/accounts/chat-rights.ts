@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Sessions } from '../auth/sessions.js';
+import { AppError } from '../errors.js';
 import type { CommandIntent } from '../chat/intent.js';
 import type { ChatDevice } from '../chat/texts.js';
 import { accountOfSender, type Identity, type IdentityLookup } from '../identity/identities.js';
@@ -66,7 +67,7 @@ export class ChatRights {
     private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly sessions: Pick<Sessions, 'list'>,
-    private readonly openId: OpenIdLoginList | undefined,
+    private readonly openId: OpenIdLoginList,
     private readonly eraser: AccountEraser | undefined,
   ) {
     this.lookup = {
@@ -92,7 +93,7 @@ export class ChatRights {
 
   /** Where the account is signed in: its app sessions and its OpenID logins. */
   async devices(userId: string): Promise<ChatDevice[]> {
-    const [app, oidc] = await Promise.all([this.sessions.list(userId, ''), this.openId?.list(userId) ?? []]);
+    const [app, oidc] = await Promise.all([this.sessions.list(userId, ''), this.openId.list(userId)]);
     return [
       ...app.map((s) => ({ device: s.device, ip: s.ip, lastUsedAt: new Date(s.lastUsedAt) })),
       ...oidc.map((l) => ({ device: l.device, ip: l.ip, lastUsedAt: new Date(l.lastUsedAt), client: l.client.name })),
@@ -118,7 +119,12 @@ export class ChatRights {
 
   private async erase(userId: string, messageId: string, meta: EraseMeta): Promise<CommandOutcome> {
     if (this.eraser === undefined) return { outcome: 'erase-refused', userId };
-    await this.eraser.erase(userId, { kind: 'user', userId }, meta);
+    try {
+      await this.eraser.erase(userId, { kind: 'user', userId }, meta);
+    } catch (err) {
+      // erased already (a retry after the erase finished, or a second DELETE <n> at the same moment): what was asked is done
+      if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
+    }
     // one key each (two slots on a cluster); the note last, so a retry still finds what it erased
     await this.redis.unlink(this.keys.eraseAsk(userId));
     await this.redis.unlink(this.keys.eraseByMessage(messageId));

@@ -59,7 +59,7 @@ export interface InboundServices {
   /** where each outcome is recorded (docs/accounts.md, "The audit trail") */
   audit: AuditTrail;
   /** the person's OpenID logins, which SESSIONS lists beside the app's sessions (services.ts's OidcLogins) */
-  oidcLogins?: OpenIdLoginList;
+  oidcLogins: OpenIdLoginList;
   /** erases the account of a confirmed DELETE in the chat (services.ts's Eraser, accounts/erase.ts) */
   eraser?: AccountEraser;
 }
