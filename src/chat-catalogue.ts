@@ -100,6 +100,8 @@ export interface ChatTexts {
   erased: string;
   /** DELETE <number> with no deletion waiting for that number ({app}) */
   nothingToErase: string;
+  /** DELETE from a blocked account: only an operator erases it ({app}) */
+  eraseBlocked: string;
   /** SESSIONS or DELETE from a sender no account belongs to ({app}) */
   noAccount: string;
 }
@@ -131,6 +133,7 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
       'Reply DELETE {number} within {minutes} minutes to erase your {app} account and everything {app} keeps about you. This cannot be undone. To keep your account, do nothing.',
     erased: 'Done: your {app} account and everything {app} kept about you are erased. If you send a code again, a new account is made.',
     nothingToErase: 'Nothing was erased: no deletion is waiting for that number (it may have expired). Reply DELETE to get a new number.',
+    eraseBlocked: 'Your {app} account is blocked, so it cannot be erased from the chat. Please contact {app} support to have it erased.',
     noAccount: '{app} has no account linked to this WhatsApp chat, so there is nothing to show or erase.',
   },
   pt: {
@@ -159,6 +162,7 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
       'Responda APAGAR {number} em até {minutes} minutos para apagar sua conta do {app} e tudo o que o {app} guarda sobre você. Isso não pode ser desfeito. Para manter sua conta, não faça nada.',
     erased: 'Pronto: sua conta do {app} e tudo o que o {app} guardava sobre você foram apagados. Se você enviar um código de novo, uma conta nova será criada.',
     nothingToErase: 'Nada foi apagado: nenhuma exclusão espera esse número (pode ter expirado). Responda APAGAR para receber um número novo.',
+    eraseBlocked: 'Sua conta do {app} está bloqueada, então não pode ser apagada por esta conversa. Fale com o suporte do {app} para apagá-la.',
     noAccount: 'O {app} não tem nenhuma conta ligada a esta conversa do WhatsApp, então não há nada para mostrar ou apagar.',
   },
   es: {
@@ -188,6 +192,7 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
       'Responde BORRAR {number} en los próximos {minutes} minutos para borrar tu cuenta de {app} y todo lo que {app} guarda sobre ti. No se puede deshacer. Para conservar tu cuenta, no hagas nada.',
     erased: 'Hecho: tu cuenta de {app} y todo lo que {app} guardaba sobre ti se han borrado. Si vuelves a enviar un código, se creará una cuenta nueva.',
     nothingToErase: 'No se ha borrado nada: ningún borrado espera ese número (puede haber caducado). Responde BORRAR para recibir un número nuevo.',
+    eraseBlocked: 'Tu cuenta de {app} está bloqueada, así que no se puede borrar desde este chat. Contacta con el soporte de {app} para que la borren.',
     noAccount: '{app} no tiene ninguna cuenta vinculada a este chat de WhatsApp, así que no hay nada que mostrar ni borrar.',
   },
 };

@@ -417,6 +417,7 @@ const REPLY_VARIABLES: Record<keyof ChatTexts, string> = {
   eraseConfirm: 'REPLY_ERASE_CONFIRM',
   erased: 'REPLY_ERASED',
   nothingToErase: 'REPLY_NOTHING_TO_ERASE',
+  eraseBlocked: 'REPLY_ERASE_BLOCKED',
   noAccount: 'REPLY_NO_ACCOUNT',
 };
 

@@ -54,8 +54,13 @@ export type CommandOutcome =
   | { outcome: 'no-account' }
   | { outcome: 'sessions'; userId: string; devices: ChatDevice[] }
   | { outcome: 'erase-asked'; userId: string; number: string; minutes: number }
-  /** "DELETE <n>" with no deletion of this account waiting for that number (none asked, expired, or another number) */
-  | { outcome: 'erase-refused'; userId: string }
+  /**
+   * DELETE that erases nothing: "DELETE <n>" with no deletion of this account waiting for that
+   * number (none asked, expired, or another number); or (`blocked`) any DELETE of a blocked
+   * account, which only an operator erases: its erase would end the block, the next code making
+   * a fresh account
+   */
+  | { outcome: 'erase-refused'; userId: string; blocked?: true }
   | { outcome: 'erased'; userId: string };
 
 export type CommandResult = CommandOutcome['outcome'];
@@ -87,6 +92,7 @@ export class ChatRights {
     const userId = await accountOfSender(ids, this.lookup);
     if (userId === null) return { outcome: 'no-account' };
     if (intent.kind === 'sessions') return { outcome: 'sessions', userId, devices: await this.devices(userId) };
+    if ((await this.redis.hexists(this.keys.user(userId), 'blockedAt')) === 1) return { outcome: 'erase-refused', userId, blocked: true };
     if (intent.confirm === undefined) return this.ask(userId, messageId);
     return this.confirm(userId, intent.confirm, messageId, meta);
   }

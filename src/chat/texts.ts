@@ -21,7 +21,9 @@ export type ReplyFacts =
   | { kind: 'signed-out'; sessions: number }
   | { kind: 'sessions'; devices: readonly ChatDevice[] }
   | { kind: 'erase-confirm'; number: string; minutes: number }
-  | { kind: Exclude<ReplyKind, 'confirm' | 'which-one' | 'signed-out' | 'sessions' | 'erase-confirm'> };
+  /** `blocked`: the account is blocked, so only an operator erases it */
+  | { kind: 'nothing-to-erase'; blocked?: boolean }
+  | { kind: Exclude<ReplyKind, 'confirm' | 'which-one' | 'signed-out' | 'sessions' | 'erase-confirm' | 'nothing-to-erase'> };
 
 /** Places SESSIONS names, most recently used first; the count says how many there are in all. */
 export const LISTED_DEVICES = 10;
@@ -98,7 +100,7 @@ export function replyText(cfg: ChatConfig, facts: ReplyFacts): string {
     case 'erased':
       return fill(t.erased, { app });
     case 'nothing-to-erase':
-      return fill(t.nothingToErase, { app });
+      return fill(facts.blocked ? t.eraseBlocked : t.nothingToErase, { app });
     case 'no-account':
       return fill(t.noAccount, { app });
   }

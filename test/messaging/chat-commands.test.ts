@@ -3,6 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { AccountEraser } from '../../src/accounts/chat-rights.js';
+import { SYSTEM } from '../../src/accounts/actor.js';
+import { Blocks } from '../../src/accounts/block.js';
 import { ERASE_CONFIRM_MINUTES } from '../../src/accounts/chat-rights.js';
 import { ANSWERS, CATALOGUE, LANGUAGES, fill } from '../../src/chat-catalogue.js';
 import { chatIntent } from '../../src/chat/intent.js';
@@ -70,7 +72,18 @@ describe("messaging: the person's own commands in the chat (HELP, SESSIONS, DELE
     it('every language has every command text, and the commands its texts name are understood', function () {
       for (const language of LANGUAGES) {
         const t = CATALOGUE[language];
-        for (const field of ['help', 'sessions', 'noSessions', 'sessionItem', 'oidcItem', 'eraseConfirm', 'erased', 'nothingToErase', 'noAccount'] as const) {
+        for (const field of [
+          'help',
+          'sessions',
+          'noSessions',
+          'sessionItem',
+          'oidcItem',
+          'eraseConfirm',
+          'erased',
+          'nothingToErase',
+          'eraseBlocked',
+          'noAccount',
+        ] as const) {
           expect(t[field], `${language}.${field}`).to.be.a('string').and.not.equal('');
         }
         // HELP names its commands in capitals: each is understood as what it says it is
@@ -266,6 +279,18 @@ describe("messaging: the person's own commands in the chat (HELP, SESSIONS, DELE
       const again = await login(en, newcomer);
       expect(again.user.id).to.not.be.oneOf([mine.user.id, old.user.id]);
       expect(again.user.phone).to.equal(phone);
+    });
+
+    it('a blocked account is not erased from the chat, not even by a number asked before the block', async function () {
+      const me = { phone: randomPhone() };
+      const account = await login(en, me);
+      const n = numberIn(await say(en, me, 'DELETE'));
+      await new Blocks(en.services.scripts, en.services.keys, en.services.sessions, en.services.audit).block(account.user.id, SYSTEM, 'abuse');
+      const refused = fill(CATALOGUE.en.eraseBlocked, { app: 'Acme' });
+      expect(await say(en, me, `DELETE ${n}`)).to.equal(refused);
+      expect(await say(en, me, 'DELETE')).to.equal(refused);
+      expect(erased).to.not.include(account.user.id);
+      expect(await userExists(account.user.id)).to.equal(true);
     });
 
     it("a fault in the middle of the erase: the job's retry finishes erasing the same account, though its links are gone", async function () {

@@ -117,8 +117,9 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
         await replies.answer(message, { kind: 'erase-confirm', number: done.number, minutes: done.minutes });
         break;
       case 'erase-refused':
-        log.info('chat DELETE with no deletion waiting for its number: nothing erased', { userId: done.userId, ...meta });
-        await replies.answer(message, { kind: 'nothing-to-erase' });
+        if (done.blocked) log.warn('chat DELETE of a blocked account refused: an operator erases it', { userId: done.userId, ...meta });
+        else log.info('chat DELETE with no deletion waiting for its number: nothing erased', { userId: done.userId, ...meta });
+        await replies.answer(message, { kind: 'nothing-to-erase', blocked: done.blocked });
         break;
       case 'erased':
         log.warn("account erased at its owner's request in the chat", { userId: done.userId, ...meta });
