@@ -73,7 +73,7 @@ export class ChatRights {
     private readonly keys: Keys,
     private readonly sessions: Pick<Sessions, 'list'>,
     private readonly openId: OpenIdLoginList,
-    private readonly eraser: AccountEraser | undefined,
+    private readonly eraser: AccountEraser,
   ) {
     this.lookup = {
       linked: ({ kind, value }) => this.redis.get(this.keys.identity(kind, value)),
@@ -118,13 +118,12 @@ export class ChatRights {
   /** "DELETE <n>": erases the account when n is its pending number; anything else leaves all as it was. */
   private async confirm(userId: string, number: string, messageId: string, meta: EraseMeta): Promise<CommandOutcome> {
     const held = parseAsk(await this.redis.get(this.keys.eraseAsk(userId)));
-    if (held === null || held.number !== number || this.eraser === undefined) return { outcome: 'erase-refused', userId };
+    if (held === null || held.number !== number) return { outcome: 'erase-refused', userId };
     await this.redis.set(this.keys.eraseByMessage(messageId), userId, 'EX', ERASING_SECONDS);
     return this.erase(userId, messageId, meta);
   }
 
   private async erase(userId: string, messageId: string, meta: EraseMeta): Promise<CommandOutcome> {
-    if (this.eraser === undefined) return { outcome: 'erase-refused', userId };
     try {
       await this.eraser.erase(userId, { kind: 'user', userId }, meta);
     } catch (err) {

@@ -61,7 +61,7 @@ export interface InboundServices {
   /** the person's OpenID logins, which SESSIONS lists beside the app's sessions (services.ts's OidcLogins) */
   oidcLogins: OpenIdLoginList;
   /** erases the account of a confirmed DELETE in the chat (services.ts's Eraser, accounts/erase.ts) */
-  eraser?: AccountEraser;
+  eraser: AccountEraser;
 }
 
 /** The sender fields an edit may lack and takes from the message it edits. */
