@@ -1,6 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { AuditEvent, AuditTrail } from '../../accounts/audit.js';
-import { chatIntent } from '../../chat/intent.js';
 import { LoginProcessor, type IdentityChanges, type LoginOutcome } from '../../auth/login.js';
 import type { Sessions } from '../../auth/sessions.js';
 import type { TokenService } from '../../auth/tokens.js';
