@@ -56,8 +56,15 @@ type Command =
 
 function parse(): Command {
   let parsed: { values: { help?: boolean; name?: string; scopes?: string }; positionals: string[] };
+  // a user id may start with '-' (base64url): after grant-admin / revoke-admin the one argument is the person, never an option
+  const args = process.argv.slice(2);
+  const person = args.length === 2 && (args[0] === 'grant-admin' || args[0] === 'revoke-admin') && args[1] !== '--help';
   try {
-    parsed = parseArgs({ options: { help: { type: 'boolean' }, name: { type: 'string' }, scopes: { type: 'string' } }, allowPositionals: true });
+    parsed = parseArgs({
+      args: person ? [args[0]!, '--', args[1]!] : args,
+      options: { help: { type: 'boolean' }, name: { type: 'string' }, scopes: { type: 'string' } },
+      allowPositionals: true,
+    });
   } catch (err) {
     usage(err instanceof Error ? err.message : String(err));
   }

@@ -156,6 +156,8 @@ describe('accounts: API keys and the admin door (who may do it)', function () {
       [['grant-admin', '+44 7700 000000'], 1, /no account has the phone \+447700000000: the person must sign in once first/],
       [['grant-admin', 'no such id'], 1, /is no phone number and no user id/],
       [['revoke-admin', 'AAAAAAAAAAAAAAAAAAAAAA'], 1, /no account has the id AAAAAAAAAAAAAAAAAAAAAA/],
+      // a user id may start with '-' (base64url): still the person, never an option
+      [['grant-admin', '-AAAAAAAAAAAAAAAAAAAAA'], 1, /no account has the id -AAAAAAAAAAAAAAAAAAAAA/],
       [['keys'], 2, /keys needs create, list or revoke/],
       [['keys', 'create', '--scopes', 'users:read'], 2, /keys create needs --name/],
       [['keys', 'create', '--name', 'ci'], 2, /keys create needs --scopes/],
