@@ -6,21 +6,17 @@ import { Redis } from 'ioredis';
 import { type AuditRecord, type AuditType, AuditTrail } from '../../src/accounts/audit.js';
 import { LoginProcessor } from '../../src/auth/login.js';
 import { createApp } from '../../src/http/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/observability/logger.js';
 import { createProcessMetrics } from '../../src/observability/metrics.js';
 import type { InboundJob, InboundMessage } from '../../src/queues/jobs.js';
 import { expiryProcessor } from '../../src/queues/workers/expiry.js';
 import { inboundProcessor } from '../../src/queues/workers/inbound.js';
 import { Notifier } from '../../src/realtime/notifier.js';
-import { waitReady } from '../../src/redis/connection.js';
 import { originOf } from '../../src/registrations/origin.js';
 import type { Caller } from '../../src/registrations/service.js';
-import { createServices, type Services } from '../../src/services.js';
+import type { Services } from '../../src/services.js';
 import { adminLogin } from '../helpers/admin.js';
 import { fullLogin, randomEmoji, randomPhone, randomPin } from '../helpers/flow.js';
-import { RELAXED_LIMITS, startStack, stopProcess, type Stack } from '../helpers/processes.js';
-import { uniquePrefix } from '../helpers/redis.js';
+import { startStack, stopProcess, type Stack } from '../helpers/processes.js';
 import { ClusterTopology } from '../helpers/redis-topology.js';
 import { ADMIN } from '../ops/support.js';
 import { eventually, request } from '../helpers/http.js';
@@ -525,10 +521,7 @@ describe('accounts: the audit trail on a 3-primary Redis cluster', function () {
   let s: Services | undefined;
   before(async function () {
     topo = await ClusterTopology.start({ primaries: 3 });
-    const config = loadConfig({ ...RELAXED_LIMITS, ...topo.env(), KEY_PREFIX: uniquePrefix('audit-cl'), JWT_SECRET: TEST_JWT_SECRET });
-    s = createServices(config, createLogger({ level: 'error', production: false, role: 'test', instance: 'test' }), 'test');
-    await waitReady(s.redis, 10000);
-    await s.ready();
+    s = await startServices('audit-cl', { ...topo.env(), JWT_SECRET: TEST_JWT_SECRET });
   });
   after(async function () {
     await s?.close();

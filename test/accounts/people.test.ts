@@ -3,19 +3,15 @@ import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { applyRoles, MAX_ROLES } from '../../src/accounts/roles.js';
 import { LoginProcessor } from '../../src/auth/login.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/observability/logger.js';
 import type { InboundJob, InboundMessage } from '../../src/queues/jobs.js';
-import { waitReady } from '../../src/redis/connection.js';
 import type { LoginResult } from '../../src/registrations/login-result.js';
 import type { Caller } from '../../src/registrations/service.js';
-import { createServices, type Services } from '../../src/services.js';
+import type { Services } from '../../src/services.js';
 import { TEST_JWT_SECRET } from '../core/support.js';
 import { adminLogin } from '../helpers/admin.js';
 import { fullLogin, randomEmoji, randomPhone, randomPin } from '../helpers/flow.js';
 import { get, post, request } from '../helpers/http.js';
-import { RELAXED_LIMITS, startStack, type Stack } from '../helpers/processes.js';
-import { uniquePrefix } from '../helpers/redis.js';
+import { startStack, type Stack } from '../helpers/processes.js';
 import { ClusterTopology } from '../helpers/redis-topology.js';
 import { startServices, stopServices } from '../helpers/services.js';
 import { Browser } from '../oidc/browser.js';
@@ -190,10 +186,7 @@ describe('accounts: people (directory, sessions, roles)', function () {
     let s: Services | undefined;
     before(async function () {
       topo = await ClusterTopology.start({ primaries: 3 });
-      const config = loadConfig({ ...RELAXED_LIMITS, ...topo.env(), KEY_PREFIX: uniquePrefix('people-cl'), JWT_SECRET: TEST_JWT_SECRET });
-      s = createServices(config, createLogger({ level: 'error', production: false, role: 'test', instance: 'test' }), 'test');
-      await waitReady(s.redis, 10000);
-      await s.ready();
+      s = await startServices('people-cl', { ...topo.env(), JWT_SECRET: TEST_JWT_SECRET });
     });
     after(async function () {
       await s?.close();

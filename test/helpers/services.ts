@@ -12,7 +12,8 @@ import { cleanPrefix, REDIS_URL, uniquePrefix } from './redis.js';
 export async function startServices(name: string, env: Record<string, string>): Promise<Services> {
   const config = loadConfig({ CHAT_REPLY_KINDS: 'all', ...RELAXED_LIMITS, KEY_PREFIX: uniquePrefix(name), REDIS_URL, ...env });
   const services = createServices(config, createLogger({ level: 'error', production: false, role: 'test', instance: 'test' }), 'test');
-  await waitReady(services.redis, 5000);
+  // a cluster's slot map can take a while on a loaded machine
+  await waitReady(services.redis, 10000);
   await services.ready();
   return services;
 }
