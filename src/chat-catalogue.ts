@@ -36,24 +36,8 @@ export const REPLY_KINDS = [
   'no-account',
 ] as const;
 export type ReplyKind = (typeof REPLY_KINDS)[number];
-export const DEFAULT_REPLY_KINDS: readonly ReplyKind[] = [
-  'confirm',
-  'which-one',
-  'signed-in',
-  'unknown-code',
-  'nothing-to-confirm',
-  'signed-out',
-  'cannot-sign-in',
-  'slow-down',
-  'country-not-served',
-  'blocked',
-  'help',
-  'sessions',
-  'erase-confirm',
-  'erased',
-  'nothing-to-erase',
-  'no-account',
-];
+/** every kind but `denied`: after a NO the app says so, and a Cloud API reply is billed (docs/configuration.md, CHAT_REPLY_KINDS) */
+export const DEFAULT_REPLY_KINDS: readonly ReplyKind[] = REPLY_KINDS.filter((k) => k !== 'denied');
 
 export interface ChatTexts {
   /** after a login; the undo hint follows it */
