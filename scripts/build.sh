@@ -29,4 +29,7 @@ mkdir -p dist/demo
 esbuild src/demo/browser/main.ts --bundle --format=esm --minify --target=es2020 --outfile=dist/demo/app.js --log-level=warning
 esbuild src/demo/style.css --minify --outfile=dist/demo/style.css --log-level=warning
 cp src/demo/favicon.svg src/demo/favicon.ico dist/demo/
-node dist/scripts/compress-assets.js dist/demo
+mkdir -p dist/console
+esbuild src/demo/console/browser/main.ts --bundle --format=esm --minify --target=es2020 --outfile=dist/console/console.js --log-level=warning
+esbuild src/demo/console/console.css --bundle --minify --outfile=dist/console/console.css --log-level=warning
+node dist/scripts/compress-assets.js dist/demo dist/console

@@ -7,6 +7,7 @@ import { encode, sendEncoded } from '../http/encodings.js';
 import { CSS, ICO, JS, registerAssets, SVG, type Asset } from '../http/static-assets.js';
 import { EMOJI_ALPHABET } from '../registrations/emoji-alphabet.js';
 import { EMOJI_IMAGES_PATH, emojiImageName } from './emoji.js';
+import { registerConsoleRoutes } from './console/routes.js';
 import { renderLoginPage } from './page.js';
 import { pageLanguage, type PageLanguage } from './texts.js';
 
@@ -41,13 +42,15 @@ export function registerLoginPageAssets(router: AppRouter): void {
 }
 
 /**
- * The login page's routes under this configuration, for the web role to hand to createApp
- * (`pages`): the assets for `/` and for the OpenID interaction page, `/` when DEMO_PAGE is on.
+ * The pages' routes under this configuration, for the web role to hand to createApp (`pages`):
+ * the assets for `/` and for the OpenID interaction page, `/` when DEMO_PAGE is on, and the
+ * operator console at `/admin` (console/routes.ts), always.
  */
 export function loginPageRoutes(config: Config, health?: Pick<ChannelHealth, 'writeTo'>): (router: AppRouter) => void {
   return (router) => {
     if (config.demo.enabled || config.oidc) registerLoginPageAssets(router);
     if (config.demo.enabled) registerDemoRoutes(router, config, health);
+    registerConsoleRoutes(router, config, health);
   };
 }
 

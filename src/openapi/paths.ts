@@ -356,6 +356,27 @@ export const ROUTES: RouteDoc[] = [
   },
   {
     method: 'get',
+    path: '/admin',
+    tag: 'pages',
+    summary: 'Operator console',
+    description:
+      'Sign in with pin-auth itself (the chat login; the person needs the `admin` role), then search people, see their identifiers, sessions and events, change roles, end sessions, block, erase, create and revoke API keys and follow the audit trail live, all through the admin API (`/admin/api/v1`) with the session\'s access token. In the language of `Accept-Language`; docs/accounts.md, "The console".',
+    ok: html('the console'),
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/admin/console/:asset',
+    tag: 'pages',
+    summary: "The console's script and styles",
+    description: '`console.js` (application/javascript), `console.css` (text/css); compressed at build, sent brotli or gzip when accepted.',
+    params: { asset: 'file name' },
+    example: { params: { asset: 'console.css' } },
+    ok: { description: 'JavaScript or CSS', contentType: ASSET_TYPES },
+    errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'get',
     path: '/demo/:asset',
     tag: 'pages',
     summary: "The login page's script, styles and icon (when DEMO_PAGE is on or OpenID clients are configured)",
