@@ -111,6 +111,8 @@ export interface ConsoleTexts {
   revokeOf: string;
   /** {name} */
   revoked: string;
+  /** {when} */
+  revokedAt: string;
   secretTitle: string;
   secretHint: string;
   copy: string;
@@ -224,6 +226,7 @@ export const CONSOLE_TEXTS: Record<PageLanguage, ConsoleTexts> = {
     revoke: 'Revoke',
     revokeOf: 'Revoke the key {name}',
     revoked: 'Key {name} revoked.',
+    revokedAt: 'Revoked {when}',
     secretTitle: 'The new key (shown once)',
     secretHint: 'Copy it now: it is stored hashed and cannot be shown again.',
     copy: 'Copy',
@@ -333,6 +336,7 @@ export const CONSOLE_TEXTS: Record<PageLanguage, ConsoleTexts> = {
     revoke: 'Revogar',
     revokeOf: 'Revogar a chave {name}',
     revoked: 'Chave {name} revogada.',
+    revokedAt: 'Revogada em {when}',
     secretTitle: 'A chave nova (aparece uma vez)',
     secretHint: 'Copie agora: ela é guardada como hash e não pode ser mostrada de novo.',
     copy: 'Copiar',
@@ -442,6 +446,7 @@ export const CONSOLE_TEXTS: Record<PageLanguage, ConsoleTexts> = {
     revoke: 'Revocar',
     revokeOf: 'Revocar la clave {name}',
     revoked: 'Clave {name} revocada.',
+    revokedAt: 'Revocada el {when}',
     secretTitle: 'La clave nueva (se muestra una vez)',
     secretHint: 'Cópiala ahora: se guarda como hash y no se puede mostrar otra vez.',
     copy: 'Copiar',

@@ -448,6 +448,17 @@ async function loadKeys(): Promise<void> {
   fill(
     $('key-list').querySelector('tbody')!,
     keys.map((k) => {
+      if (k.revokedAt) {
+        return h(
+          'tr',
+          { 'data-key': k.id, class: 'revoked' },
+          h('td', {}, k.name),
+          h('td', {}, k.scopes.join(', ')),
+          timeCell(k.createdAt),
+          timeCell(k.lastUsedAt),
+          h('td', {}, fillText(t.revokedAt, { when: when(k.revokedAt) })),
+        );
+      }
       const revoke = h(
         'button',
         { type: 'button', class: 'button small danger', 'data-key': k.id, 'aria-label': fillText(t.revokeOf, { name: k.name }) },
@@ -484,10 +495,10 @@ $('key-form').addEventListener('submit', (ev) => {
   }
   void act(ev.submitter ?? null, async () => {
     const r = await api.call<{ key: ApiKeyView; secret: string }>('POST', '/keys', { name, scopes });
+    $<HTMLInputElement>('key-name').value = '';
+    await loadKeys().catch(() => undefined); // the secret is shown even when the list can't be read again
     $('secret').textContent = r.secret;
     $('secret-box').hidden = false;
-    $<HTMLInputElement>('key-name').value = '';
-    await loadKeys();
     $('secret-title').focus();
   });
 });

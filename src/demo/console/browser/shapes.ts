@@ -48,6 +48,8 @@ export interface ApiKeyView {
   scopes: string[];
   createdAt: string;
   lastUsedAt?: string | null;
+  /** listed a while after it was revoked */
+  revokedAt?: string | null;
 }
 
 export interface Me {
