@@ -9,8 +9,8 @@ const ADMIN_API_PREFIX = '/admin/api/';
 /** The operator console's page (docs/accounts.md). */
 const CONSOLE_PATH = '/admin';
 
-/** Our own pages (login page, API reference, the operator console) and their assets; everything else is the JSON API. */
-const isPagePath = (p: string): boolean => p === '/' || p === '/admin' || p === '/docs' || p.startsWith('/docs/') || p.startsWith('/demo/');
+/** Our own pages (login page, API reference) and their assets; everything else is the JSON API. */
+const isPagePath = (p: string): boolean => p === '/' || p === '/docs' || p.startsWith('/docs/') || p.startsWith('/demo/');
 
 /**
  * Pages we write ourselves: scripts and styles from this origin only (no inline script), images
