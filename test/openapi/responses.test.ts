@@ -120,6 +120,9 @@ describe('openapi: real responses match the document', function () {
       ['/demo/emoji/no-such.svg', '/demo/emoji/{asset}'],
       ['/docs/swagger-ui.css', '/docs/{asset}'],
       ['/docs/no-such-asset.js', '/docs/{asset}'],
+      ['/admin/console/console.js', '/admin/console/{asset}'],
+      ['/admin/console/console.css', '/admin/console/{asset}'],
+      ['/admin/console/no-such.js', '/admin/console/{asset}'],
     ] as const) {
       conforms('get', documented, await request(stack.url, 'GET', path));
     }
@@ -142,7 +145,7 @@ describe('openapi: real responses match the document', function () {
   });
 
   it('the pages, the operator routes and the webhook doors answer as documented', async function () {
-    for (const path of ['/', '/docs', '/openapi.json', '/favicon.ico']) conforms('get', path, await request(stack.url, 'GET', path));
+    for (const path of ['/', '/docs', '/openapi.json', '/favicon.ico', '/admin']) conforms('get', path, await request(stack.url, 'GET', path));
     const verify = (token: string) => `/messaging-endpoint?hub.mode=subscribe&hub.verify_token=${token}&hub.challenge=1158201444`;
     const handshake = await request(stack.url, 'GET', verify(VERIFY_TOKEN));
     expect(handshake.text).to.equal('1158201444');
