@@ -21,6 +21,8 @@ export interface ConsolePageModel {
   whatsappNumber: string | undefined;
   /** the emoji with a picture of ours served at /demo/emoji (none when the login page's assets are off) */
   pictured: string[];
+  /** the login page's icons are served (/favicon.ico: DEMO_PAGE on or OpenID clients) */
+  icons: boolean;
   /** the queue dashboard and /metrics are served (ADMIN_PASSWORD / METRICS_TOKEN) */
   links: { queues: boolean; metrics: boolean };
 }
@@ -64,8 +66,7 @@ export function renderConsolePage(model: ConsolePageModel): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${e(t.title)} · ${escapeHtml(model.appName)}</title>
-<link rel="icon" href="/favicon.ico" sizes="32x32">
-<link rel="stylesheet" href="${CONSOLE_ASSETS}/console.css">
+${model.icons ? '<link rel="icon" href="/favicon.ico" sizes="32x32">\n' : ''}<link rel="stylesheet" href="${CONSOLE_ASSETS}/console.css">
 </head>
 <body>
 <header class="brand"><span class="brand-name">${escapeHtml(model.appName)}</span><span class="brand-sub">${e(t.title)}</span></header>

@@ -23,7 +23,8 @@ export function registerConsoleRoutes(router: AppRouter, config: Config, health?
     'console.css': { file: built('console.css'), type: CSS, precompressed: true },
   });
   // the emoji pictures are served with the login page's assets (DEMO_PAGE or OpenID clients)
-  const pictured = config.demo.enabled || config.oidc ? [...EMOJI_ALPHABET] : [];
+  const icons = config.demo.enabled || config.oidc !== undefined;
+  const pictured = icons ? [...EMOJI_ALPHABET] : [];
   const links = { queues: config.adminUser !== undefined && config.adminPassword !== undefined, metrics: true };
   links.metrics = links.queues || config.metricsToken !== undefined;
   const pages = new Map<string, ReturnType<typeof encode>>();
@@ -31,7 +32,7 @@ export function registerConsoleRoutes(router: AppRouter, config: Config, health?
     const key = `${lang}\0${whatsappNumber ?? ''}`;
     let encoded = pages.get(key);
     if (encoded === undefined) {
-      encoded = encode(renderConsolePage({ appName: config.replies.appName, lang, whatsappNumber, pictured, links }));
+      encoded = encode(renderConsolePage({ appName: config.replies.appName, lang, whatsappNumber, pictured, icons, links }));
       pages.set(key, encoded);
     }
     return encoded;
