@@ -261,6 +261,44 @@ describe('console: the operator console at /admin in Chromium, against a product
     expect((await get(stack.url, `${API}/events`, secret)).status, 'revoked').to.equal(401);
   });
 
+  it('an access token the API refuses (expired) is refreshed once through /refresh-token, and the calls made again', async function () {
+    const before = (await sessionOf(page))!.token;
+    let refused = 0;
+    const refreshes: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/refresh-token') refreshes.push(r.method());
+    });
+    // the next two admin calls answer as an expired token does
+    await page.route(`${stack.url}${API}/**`, async (route) => {
+      if (refused < 2 && route.request().headers().authorization === `Bearer ${before}`) {
+        refused += 1;
+        return route.fulfill({
+          status: 401,
+          contentType: 'application/json',
+          body: JSON.stringify({ success: false, error: 'AUTHENTICATION_FAILED', message: 'Token expired' }),
+        });
+      }
+      return route.continue();
+    });
+    await page.click('#tab-people');
+    const answered = (path: string) =>
+      page.waitForResponse(
+        (r) => new URL(r.url()).pathname === `${API}${path}` && r.status() === 200 && r.request().headers().authorization !== `Bearer ${before}`,
+      );
+    const again = Promise.all([answered('/users'), answered('/keys')]);
+    // two calls at once, both refused: the search and the key list (read again whenever its tab is shown)
+    await Promise.all([page.evaluate(() => document.querySelector<HTMLFormElement>('#search')!.requestSubmit()), page.click('#tab-keys')]);
+    await again;
+    await page.waitForSelector('#keys:not([hidden])');
+    await page.unroute(`${stack.url}${API}/**`);
+    expect(refused).to.equal(2);
+    expect(refreshes, 'one refresh for every call that was refused').to.deep.equal(['POST']);
+    const after = (await sessionOf(page))!.token;
+    expect(after).to.not.equal(before);
+    expect((await get(stack.url, `${API}/me`, after)).status).to.equal(200);
+    expect(await page.getAttribute('#console', 'data-view')).to.equal('app');
+  });
+
   it('follows the audit trail live: a sign-in shows up as it happens', async function () {
     await page.click('#tab-events');
     await page.selectOption('#ev-type', 'login.succeeded');

@@ -57,7 +57,10 @@ export class AdminApi {
     if (s) await this.client.logout(s).catch(() => undefined);
   }
 
-  /** New tokens once for everyone waiting; false when the session is over (sign in again). */
+  /**
+   * New tokens once for everyone waiting; false when the session is over (sign in again). A call
+   * refused with a token already replaced does not refresh again (raw).
+   */
   refresh(): Promise<boolean> {
     this.refreshing ??= (async () => {
       const s = this.session;
@@ -88,7 +91,11 @@ export class AdminApi {
       if (init.signal?.aborted) throw err;
       throw new ApiError(0, 'CONNECTION_FAILED', String(err));
     }
-    if (res.status === 401 && !retried && (await this.refresh())) return this.raw(path, init, true);
+    if (res.status === 401 && !retried) {
+      // refused with a token another call has refreshed meanwhile: again with the new one
+      if (this.session !== undefined && this.session.token !== token) return this.raw(path, init, true);
+      if (await this.refresh()) return this.raw(path, init, true);
+    }
     return res;
   }
 
