@@ -262,16 +262,23 @@ describe('console: the operator console at /admin in Chromium, against a product
   });
 
   it('an access token the API refuses (expired) is refreshed once through /refresh-token, and the calls made again', async function () {
+    await page.click('#tab-people');
+    await page.waitForSelector('#people:not([hidden])');
     const before = (await sessionOf(page))!.token;
     let refused = 0;
     const refreshes: string[] = [];
     page.on('request', (r) => {
       if (new URL(r.url()).pathname === '/refresh-token') refreshes.push(r.method());
     });
-    // the next two admin calls answer as an expired token does
+    // the next two admin calls answer as an expired token does, both held until both have come (so they fail together)
+    const held: (() => void)[] = [];
     await page.route(`${stack.url}${API}/**`, async (route) => {
       if (refused < 2 && route.request().headers().authorization === `Bearer ${before}`) {
         refused += 1;
+        await new Promise<void>((resolve) => {
+          held.push(resolve);
+          if (held.length === 2) for (const go of held) go();
+        });
         return route.fulfill({
           status: 401,
           contentType: 'application/json',
@@ -280,7 +287,6 @@ describe('console: the operator console at /admin in Chromium, against a product
       }
       return route.continue();
     });
-    await page.click('#tab-people');
     const answered = (path: string) =>
       page.waitForResponse(
         (r) => new URL(r.url()).pathname === `${API}${path}` && r.status() === 200 && r.request().headers().authorization !== `Bearer ${before}`,
