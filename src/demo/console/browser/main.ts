@@ -220,12 +220,12 @@ async function route(): Promise<void> {
   }
   const tab: Tab = (TABS as readonly string[]).includes(hash) ? (hash as Tab) : 'people';
   showTab(tab);
+  // the section's heading takes the focus at once (a screen reader hears where it is), then its data loads
+  if (hash !== '') $(`${tab}-title`).focus();
   if (tab === 'people' && !searched) await act(null, () => search(false));
   if (tab === 'keys') await act(null, loadKeys);
   if (carried !== undefined) notice(carried);
   carried = undefined;
-  const title = $(`${tab}-title`);
-  if (hash !== '') title.focus();
 }
 
 // ---------- people ----------
