@@ -1,14 +1,8 @@
-/** The admin API's answers as the console reads them (docs/accounts.md; src/accounts/schemas.ts is the reference). */
-export interface UserSummary {
-  id: string;
-  name: string;
-  surname: string;
-  phone: string | null;
-  roles: string[];
-  blocked: boolean;
-  createdAt: string;
-  lastLoginAt: string | null;
-}
+import type { AuditRecord } from '../../../accounts/audit.js';
+import type { UserSummary } from '../../../accounts/directory.js';
+
+/** The admin API's answers as the console reads them (docs/accounts.md; src/accounts/schemas.ts is the reference): the server's own types where it has them. */
+export type { AuditRecord, UserSummary };
 
 export interface AdminSession {
   id: string;
@@ -19,18 +13,6 @@ export interface AdminSession {
   expiresAt: string;
   device: string;
   ip: string;
-}
-
-export interface AuditRecord {
-  id: string;
-  at: string;
-  type: string;
-  userId: string | null;
-  actor: string;
-  requestId: string | null;
-  ipGroup: string | null;
-  client: string | null;
-  detail: Record<string, string | number | boolean>;
 }
 
 export interface UserDetail extends UserSummary {
