@@ -8,10 +8,8 @@ import { AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { AdminLoginThrottle } from '../admin/login-throttle.js';
 import { fromAnotherSite } from '../admin/same-origin.js';
+import { requestMeta } from '../audit-meta.js';
 import type { AppContext } from '../context.js';
-
-/** The role that opens the console and every admin route (docs/accounts.md, "Who may do it"). */
-export const ADMIN_ROLE = ADMIN_ROLE_NAME;
 
 export interface AdminState {
   admin?: AdminCaller;
@@ -117,7 +115,7 @@ async function admit(services: Services, throttle: AdminLoginThrottle, ctx: AppC
     throw err;
   }
   const roles = parseRoles(await services.redis.hget(services.keys.user(sub), 'roles'), []);
-  if (!roles.includes(ADMIN_ROLE)) return refuse('not-admin', new AppError('FORBIDDEN', 'This needs the admin role'), { userId: sub });
+  if (!roles.includes(ADMIN_ROLE_NAME)) return refuse('not-admin', new AppError('FORBIDDEN', 'This needs the admin role'), { userId: sub });
   return { actor: { kind: 'admin', userId: sub }, scopes: new Set(ADMIN_SCOPES) };
 }
 
@@ -129,6 +127,6 @@ export function adminOf(ctx: AppContext): AdminCaller {
 }
 
 /** What an admin route's audit records say about the request: who, request id, IP group. */
-export function auditContext(services: Services, ctx: AppContext): { actor: AdminCaller['actor']; requestId: string; ipGroup: string } {
-  return { actor: adminOf(ctx).actor, requestId: ctx.state.requestId, ipGroup: services.limits.group(ctx.ip) };
+export function auditContext(services: Pick<Services, 'limits'>, ctx: AppContext): { actor: AdminCaller['actor']; requestId: string; ipGroup: string } {
+  return { actor: adminOf(ctx).actor, ...requestMeta(ctx, services) };
 }

@@ -3,22 +3,18 @@ import { PassThrough } from 'node:stream';
 import { isApiKeyText } from '../../accounts/api-keys.js';
 import { AUDIT_TYPES, type AuditRecord, type AuditType } from '../../accounts/audit.js';
 import { parseBearer } from '../../auth/bearer.js';
+import { ADMIN_ROLE_NAME } from '../../accounts/roles.js';
 import { parseRoles } from '../../auth/roles.js';
 import { AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import type { AppContext } from '../context.js';
-import { ADMIN_ROLE, adminOf } from './auth.js';
+import { queryOne } from '../params.js';
+import { adminOf } from './auth.js';
 
 const TYPES = new Set<string>(AUDIT_TYPES);
 
-function one(ctx: AppContext, name: string): string | undefined {
-  const v = ctx.query[name];
-  if (Array.isArray(v)) throw new AppError('VALIDATION_ERROR', `${name} given more than once`);
-  return v === undefined || v === '' ? undefined : v;
-}
-
 function time(ctx: AppContext, name: string): number | undefined {
-  const v = one(ctx, name);
+  const v = queryOne(ctx, name);
   if (v === undefined) return undefined;
   const ms = Date.parse(v);
   if (Number.isNaN(ms)) throw new AppError('VALIDATION_ERROR', `${name} must be an ISO 8601 time`);
@@ -29,7 +25,7 @@ const STREAM_ID = /^\d{1,16}-\d{1,10}$/;
 const USER_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 function typesOf(ctx: AppContext): AuditType[] | undefined {
-  const typeList = one(ctx, 'type')?.split(',');
+  const typeList = queryOne(ctx, 'type')?.split(',');
   for (const t of typeList ?? []) if (!TYPES.has(t)) throw new AppError('VALIDATION_ERROR', `Unknown event type ${t}`);
   return typeList as AuditType[] | undefined;
 }
@@ -38,13 +34,13 @@ function typesOf(ctx: AppContext): AuditType[] | undefined {
 export function listEvents(services: Services) {
   return async (ctx: AppContext): Promise<void> => {
     const typeList = typesOf(ctx);
-    const limitText = one(ctx, 'limit');
+    const limitText = queryOne(ctx, 'limit');
     const limit = limitText === undefined ? undefined : Number(limitText);
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 200)) throw new AppError('VALIDATION_ERROR', 'limit must be 1..200');
-    const cursor = one(ctx, 'cursor');
+    const cursor = queryOne(ctx, 'cursor');
     if (cursor !== undefined && !/^\d{1,16}-\d{1,10}$/.test(cursor)) throw new AppError('VALIDATION_ERROR', 'Malformed cursor');
     const page = await services.audit.list({
-      userId: one(ctx, 'userId'),
+      userId: queryOne(ctx, 'userId'),
       types: typeList,
       since: time(ctx, 'since'),
       until: time(ctx, 'until'),
@@ -70,7 +66,7 @@ async function stillAllowed(services: Services, ctx: AppContext): Promise<boolea
   if (bearer === null) return false;
   if (isApiKeyText(bearer)) return (await services.apiKeys.verify(bearer))?.scopes.includes('events:read') ?? false;
   const claims = await services.sessions.authenticate(bearer);
-  return parseRoles(await services.redis.hget(services.keys.user(claims.sub), 'roles'), []).includes(ADMIN_ROLE);
+  return parseRoles(await services.redis.hget(services.keys.user(claims.sub), 'roles'), []).includes(ADMIN_ROLE_NAME);
 }
 
 /**
@@ -86,10 +82,10 @@ export function streamEvents(services: Services) {
   const heartbeatMs = services.config.audit.heartbeatSeconds * 1000;
   return async (ctx: AppContext): Promise<void> => {
     const types = typesOf(ctx);
-    const userId = one(ctx, 'userId');
+    const userId = queryOne(ctx, 'userId');
     if (userId !== undefined && !USER_ID.test(userId)) throw new AppError('VALIDATION_ERROR', 'Malformed userId');
     const header = ctx.get('last-event-id').trim();
-    const after = header !== '' ? header : one(ctx, 'after');
+    const after = header !== '' ? header : queryOne(ctx, 'after');
     if (after !== undefined && !STREAM_ID.test(after)) throw new AppError('VALIDATION_ERROR', 'Malformed Last-Event-ID or after');
     // past AUDIT_STREAMS_PER_NODE this throws RATE_LIMITED before anything is written
     const follower = services.audit.follow(after, { userId, types });

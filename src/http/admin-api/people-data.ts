@@ -1,6 +1,7 @@
 import type { Services } from '../../services.js';
 import type { AppContext } from '../context.js';
-import { auditMeta, userIdParam } from '../routes/account.js';
+import { requestMeta } from '../audit-meta.js';
+import { userIdParam } from '../params.js';
 import { adminOf } from './auth.js';
 
 /** GET /admin/api/v1/users/:id/export → `{success, export}` (users:read): everything held about the person. */
@@ -8,7 +9,7 @@ export function exportUser(services: Pick<Services, 'exporter' | 'limits'>) {
   return async (ctx: AppContext): Promise<void> => {
     const id = userIdParam(ctx);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { success: true, export: await services.exporter.export(id, adminOf(ctx).actor, auditMeta(services, ctx)) };
+    ctx.body = { success: true, export: await services.exporter.export(id, adminOf(ctx).actor, requestMeta(ctx, services)) };
   };
 }
 
@@ -16,7 +17,7 @@ export function exportUser(services: Pick<Services, 'exporter' | 'limits'>) {
 export function eraseUser(services: Pick<Services, 'eraser' | 'limits'>) {
   return async (ctx: AppContext): Promise<void> => {
     const id = userIdParam(ctx);
-    const receipt = await services.eraser.erase(id, adminOf(ctx).actor, auditMeta(services, ctx));
+    const receipt = await services.eraser.erase(id, adminOf(ctx).actor, requestMeta(ctx, services));
     ctx.state.log.info('account erased by an operator', { receipt: receipt.id });
     ctx.body = { success: true, receipt };
   };

@@ -1,14 +1,14 @@
-import { Ajv, type ValidateFunction } from 'ajv';
 import type { Actor } from '../../accounts/actor.js';
 import { DIRECTORY_LIMIT } from '../../accounts/directory.js';
 import type { RoleChange } from '../../accounts/roles.js';
 import * as schemas from '../../accounts/schemas.js';
 import { AppError } from '../../errors.js';
 import { OIDC_LOGIN_PREFIX } from '../../oidc/logins.js';
-import { ipGroup } from '../../security/ip-group.js';
 import type { Services } from '../../services.js';
+import { bodyValidator } from '../../validation/validate.js';
 import type { AppContext } from '../context.js';
-import { adminOf } from './auth.js';
+import { invalidField, queryOne, userIdParam } from '../params.js';
+import { adminOf, auditContext } from './auth.js';
 
 /**
  * The people routes of the admin API (docs/accounts.md, "Finding people", "Sessions", "Roles"):
@@ -16,49 +16,16 @@ import { adminOf } from './auth.js';
  * roles set, added and removed. Each behind adminAccess (routes.ts); every input validated here.
  */
 
-const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
+const setRolesBody = bodyValidator<{ roles: string[] }>(schemas.setRolesBodySchema);
+const addRoleBody = bodyValidator<{ role: string }>(schemas.addRoleBodySchema);
 
-function compile<T>(schema: object): (body: unknown) => T {
-  const fn = ajv.compile(schema) as ValidateFunction<T>;
-  return (body: unknown): T => {
-    if (fn(body)) return body;
-    const details = (fn.errors ?? []).map((e) => ({
-      field:
-        e.instancePath.replace(/^\//, '').replace(/\//g, '.') ||
-        (e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : '(body)'),
-      message: e.message ?? 'is invalid',
-    }));
-    throw new AppError('VALIDATION_ERROR', `Invalid data: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`, { details });
-  };
-}
-
-const setRolesBody = compile<{ roles: string[] }>(schemas.setRolesBodySchema);
-const addRoleBody = compile<{ role: string }>(schemas.addRoleBodySchema);
-
-const USER_ID = /^[A-Za-z0-9_-]{8,64}$/;
 const SESSION_ID = /^(?:oidc\.)?[A-Za-z0-9_-]{1,64}$/;
-
-function invalid(field: string, message: string): AppError {
-  return new AppError('VALIDATION_ERROR', `Invalid data: ${field} ${message}`, { details: [{ field, message }] });
-}
-
-function one(ctx: AppContext, name: string): string | undefined {
-  const v = ctx.query[name];
-  if (Array.isArray(v)) throw invalid(name, 'given more than once');
-  return v === undefined || v === '' ? undefined : v;
-}
 
 /** The path's user id, well-formed (else 400) and of a person who exists (else 404). */
 async function knownUser(services: Pick<Services, 'directory'>, ctx: AppContext): Promise<string> {
-  const id = String(ctx.params.id ?? '');
-  if (!USER_ID.test(id)) throw invalid('id', 'must be a user id (8 to 64 characters: letters, digits, `_`, `-`)');
+  const id = userIdParam(ctx);
   if (!(await services.directory.exists(id))) throw new AppError('NOT_FOUND', 'No such user');
   return id;
-}
-
-/** What an audit record of an admin action carries of the request. */
-function auditMeta(services: Pick<Services, 'config'>, ctx: AppContext): { actor: Actor; requestId: string; ipGroup: string } {
-  return { actor: adminOf(ctx).actor, requestId: ctx.state.requestId, ipGroup: ipGroup(ctx.ip, services.config.rateLimits.ipv6PrefixLength) };
 }
 
 export interface AdminSessionView {
@@ -103,11 +70,11 @@ async function sessionsOf(services: Pick<Services, 'sessions' | 'oidcLogins'>, u
 /** GET /users?q&cursor&limit: a search, or everyone newest first. */
 export function listUsers(services: Pick<Services, 'directory'>) {
   return async (ctx: AppContext): Promise<void> => {
-    for (const name of Object.keys(ctx.query)) if (!['q', 'cursor', 'limit'].includes(name)) throw invalid(name, 'is not a parameter of this route');
-    const limitText = one(ctx, 'limit');
+    for (const name of Object.keys(ctx.query)) if (!['q', 'cursor', 'limit'].includes(name)) throw invalidField(name, 'is not a parameter of this route');
+    const limitText = queryOne(ctx, 'limit');
     const limit = limitText === undefined ? undefined : /^\d{1,3}$/.test(limitText) ? Number(limitText) : Number.NaN;
-    if (limit !== undefined && !(limit >= 1 && limit <= DIRECTORY_LIMIT.max)) throw invalid('limit', `must be 1..${DIRECTORY_LIMIT.max}`);
-    const page = await services.directory.find({ q: one(ctx, 'q'), cursor: one(ctx, 'cursor'), limit });
+    if (limit !== undefined && !(limit >= 1 && limit <= DIRECTORY_LIMIT.max)) throw invalidField('limit', `must be 1..${DIRECTORY_LIMIT.max}`);
+    const page = await services.directory.find({ q: queryOne(ctx, 'q'), cursor: queryOne(ctx, 'cursor'), limit });
     ctx.body = { success: true, ...page };
   };
 }
@@ -135,13 +102,13 @@ export function listUserSessions(services: Pick<Services, 'directory' | 'session
 }
 
 /** DELETE /users/:id/sessions/:sid: ends one (an app session, or an OpenID login by its `oidc.` id); audited. */
-export function endUserSession(services: Pick<Services, 'directory' | 'sessions' | 'oidcLogins' | 'audit' | 'config'>) {
+export function endUserSession(services: Pick<Services, 'directory' | 'sessions' | 'oidcLogins' | 'audit' | 'limits'>) {
   return async (ctx: AppContext): Promise<void> => {
     const id = await knownUser(services, ctx);
     const sid = String(ctx.params.sid ?? '');
-    if (!SESSION_ID.test(sid)) throw invalid('sid', 'must be a session id of GET /admin/api/v1/users/{id}/sessions');
+    if (!SESSION_ID.test(sid)) throw invalidField('sid', 'must be a session id of GET /admin/api/v1/users/{id}/sessions');
     const oidc = sid.startsWith(OIDC_LOGIN_PREFIX);
-    const meta = auditMeta(services, ctx);
+    const meta = auditContext(services, ctx);
     // an app session's end is audited by Sessions (with this admin as the actor), an OpenID login's here
     const ended = oidc ? await services.oidcLogins.end(id, sid.slice(OIDC_LOGIN_PREFIX.length)) : await services.sessions.end(id, sid, meta);
     // another person's session answers as an unknown one
@@ -153,11 +120,11 @@ export function endUserSession(services: Pick<Services, 'directory' | 'sessions'
 }
 
 /** DELETE /users/:id/sessions: every app session and OpenID login of the person; audited. */
-export function endUserSessions(services: Pick<Services, 'directory' | 'sessions' | 'audit' | 'config'>) {
+export function endUserSessions(services: Pick<Services, 'directory' | 'sessions' | 'audit' | 'limits'>) {
   return async (ctx: AppContext): Promise<void> => {
     const id = await knownUser(services, ctx);
     // audited by Sessions, this admin the actor
-    const closed = await services.sessions.endAll(id, auditMeta(services, ctx));
+    const closed = await services.sessions.endAll(id, auditContext(services, ctx));
     ctx.state.log.info('signed out everywhere by an admin', { userId: id, sessions: closed });
     ctx.body = { success: true, closed };
   };
@@ -168,11 +135,11 @@ async function record(services: Pick<Services, 'audit'>, ctx: AppContext, e: Par
   await services.audit.record(e).catch((err: unknown) => ctx.state.log.warn('audit record not written', { type: e.type, error: String(err) }));
 }
 
-function rolesRoute(services: Pick<Services, 'directory' | 'roles' | 'config'>, change: (ctx: AppContext) => RoleChange) {
+function rolesRoute(services: Pick<Services, 'directory' | 'roles' | 'limits'>, change: (ctx: AppContext) => RoleChange) {
   return async (ctx: AppContext): Promise<void> => {
     const id = await knownUser(services, ctx);
     const c = change(ctx);
-    const { actor, requestId, ipGroup: group } = auditMeta(services, ctx);
+    const { actor, requestId, ipGroup: group } = auditContext(services, ctx);
     const roles = await services.roles.change(id, c, actor, { requestId, ipGroup: group });
     ctx.state.log.info('roles changed by an admin', { userId: id, roles });
     ctx.body = { success: true, roles };
@@ -180,13 +147,13 @@ function rolesRoute(services: Pick<Services, 'directory' | 'roles' | 'config'>, 
 }
 
 /** PUT /users/:id/roles {roles}: replaces them (`user` kept). */
-export const setRoles = (services: Pick<Services, 'directory' | 'roles' | 'config'>) =>
+export const setRoles = (services: Pick<Services, 'directory' | 'roles' | 'limits'>) =>
   rolesRoute(services, (ctx) => ({ op: 'set', roles: setRolesBody(ctx.request.body).roles }));
 
 /** POST /users/:id/roles {role}: adds one. */
-export const addRole = (services: Pick<Services, 'directory' | 'roles' | 'config'>) =>
+export const addRole = (services: Pick<Services, 'directory' | 'roles' | 'limits'>) =>
   rolesRoute(services, (ctx) => ({ op: 'add', role: addRoleBody(ctx.request.body).role }));
 
 /** DELETE /users/:id/roles/:role: removes one (not `user`). */
-export const removeRole = (services: Pick<Services, 'directory' | 'roles' | 'config'>) =>
+export const removeRole = (services: Pick<Services, 'directory' | 'roles' | 'limits'>) =>
   rolesRoute(services, (ctx) => ({ op: 'remove', role: String(ctx.params.role ?? '') }));
