@@ -1,4 +1,3 @@
-import type { Actor } from '../../accounts/actor.js';
 import { DIRECTORY_LIMIT } from '../../accounts/directory.js';
 import type { RoleChange } from '../../accounts/roles.js';
 import * as schemas from '../../accounts/schemas.js';
@@ -8,7 +7,7 @@ import type { Services } from '../../services.js';
 import { bodyValidator } from '../../validation/validate.js';
 import type { AppContext } from '../context.js';
 import { invalidField, queryOne, userIdParam } from '../params.js';
-import { adminOf, auditContext } from './auth.js';
+import { auditContext } from './auth.js';
 
 /**
  * The people routes of the admin API (docs/accounts.md, "Finding people", "Sessions", "Roles"):
