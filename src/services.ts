@@ -101,7 +101,7 @@ export function createServices(config: Config, log: Logger, role: string): Servi
     collectRetrySeconds: config.collectRetrySeconds,
     policy: config.registration,
   });
-  const audit = new AuditTrail(redis, keys, config.audit, log, {
+  const audit = new AuditTrail(redis, scripts, keys, config.audit, log, {
     // a live event stream blocks on a connection of its own (GET /admin/api/v1/events/stream)
     connect: () => connect(config.redis, 'worker', `pinauth:audit-stream:${config.instanceName}`),
     max: config.audit.streamsPerNode,

@@ -2,6 +2,7 @@ import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { RedisClient } from '../redis/connection.js';
 import type { Keys } from '../redis/keys.js';
+import type { Scripts } from '../redis/scripts.js';
 import { type Actor, actorText, SYSTEM } from './actor.js';
 
 /**
@@ -132,6 +133,7 @@ export class AuditTrail {
 
   constructor(
     private readonly redis: RedisClient,
+    private readonly scripts: Scripts,
     private readonly keys: Keys,
     private readonly retention: { days: number; maxEvents: number },
     private readonly log?: Logger,
@@ -168,76 +170,66 @@ export class AuditTrail {
   }
 
   /**
-   * Records an event where it happens, never failing the action it records (that has happened):
+   * Records events where they happen, never failing the action they record (that has happened):
    * a failure is a warning in the log and a count (`pinauth_audit_failures_total`). What every
-   * caller uses; record() is the same but throws.
+   * caller uses; record() is the same but throws. Several events of one action are one call.
    */
-  async note(e: AuditEvent): Promise<void> {
+  async note(...events: AuditEvent[]): Promise<void> {
+    if (events.length === 0) return;
     try {
-      await this.record(e);
+      await this.recordAll(events);
     } catch (err) {
-      this.failures++;
-      this.sink?.failed(e.type);
-      this.log?.warn('audit event not recorded', { type: e.type, error: err instanceof Error ? err.message : String(err) });
+      this.failures += events.length;
+      for (const e of events) this.sink?.failed(e.type);
+      this.log?.warn('audit event not recorded', { types: events.map((e) => e.type), error: err instanceof Error ? err.message : String(err) });
     }
   }
 
   /** Appends one event. A failure is the caller's to log: the audited action has already happened. */
   async record(e: AuditEvent): Promise<string> {
-    const actor = actorText(e.actor ?? SYSTEM);
-    const fields = [
-      'type',
-      e.type,
-      'actor',
-      actor,
-      ...(e.userId !== undefined ? ['userId', e.userId] : []),
-      ...(e.requestId !== undefined ? ['requestId', e.requestId] : []),
-      ...(e.ipGroup !== undefined ? ['ipGroup', e.ipGroup] : []),
-      ...(e.client !== undefined ? ['client', e.client] : []),
-      ...(e.detail !== undefined ? ['detail', JSON.stringify(e.detail)] : []),
-    ];
-    const id = await this.append(fields, peopleOf(e.userId, actor));
-    this.sink?.recorded(e.type);
+    const [id = ''] = await this.recordAll([e]);
     return id;
   }
 
-  /**
-   * XADD with both retentions (exact trims: each append removes the few entries that just aged
-   * out), then the entry id into each named person's index, which keeps the same retentions and
-   * expires with the window when the person has no newer event.
-   */
-  private async append(fields: string[], people: readonly string[]): Promise<string> {
-    const stream = this.keys.audit();
-    const now = Date.now();
-    const windowMs = this.retention.days * 86_400_000;
-    // both retentions in the same round trip (one key: one slot)
-    const [added] = failOn(
-      await this.redis
-        .pipeline()
-        .xadd(stream, 'MAXLEN', this.retention.maxEvents, '*', ...fields)
-        .xtrim(stream, 'MINID', now - windowMs)
-        .exec(),
+  private async recordAll(events: readonly AuditEvent[]): Promise<string[]> {
+    const ids = await this.append(
+      events.map((e) => {
+        const actor = actorText(e.actor ?? SYSTEM);
+        const fields = [
+          'type',
+          e.type,
+          'actor',
+          actor,
+          ...(e.userId !== undefined ? ['userId', e.userId] : []),
+          ...(e.requestId !== undefined ? ['requestId', e.requestId] : []),
+          ...(e.ipGroup !== undefined ? ['ipGroup', e.ipGroup] : []),
+          ...(e.client !== undefined ? ['client', e.client] : []),
+          ...(e.detail !== undefined ? ['detail', JSON.stringify(e.detail)] : []),
+        ];
+        return { fields, people: peopleOf(e.userId, actor) };
+      }),
     );
-    const id = String(added);
-    try {
-      for (const person of people) {
-        const idx = this.keys.auditOfUser(person);
-        // one key per pipeline: one slot on a cluster
-        await this.redis
-          .pipeline()
-          .zadd(idx, 0, member(id))
-          .zremrangebylex(idx, '-', `(${member(`${now - windowMs}-0`)}`)
-          .zremrangebyrank(idx, 0, -(this.retention.maxEvents + 1))
-          .pexpire(idx, windowMs)
-          .exec()
-          .then(failOn);
-      }
-    } catch (err) {
-      // an entry no index names could not be forgotten: it goes again (best effort; the caller counts the failure)
-      await this.redis.xdel(stream, id).catch(() => undefined);
-      throw err;
-    }
-    return id;
+    for (const e of events) this.sink?.recorded(e.type);
+    return ids;
+  }
+
+  /** The entries and each named person's index entry, in one script (audit-append.lua): one slot. */
+  private async append(entries: readonly { fields: string[]; people: readonly string[] }[]): Promise<string[]> {
+    const keys = [this.keys.audit()];
+    const at = new Map<string, number>();
+    const events = entries.map(({ fields, people }) => ({
+      f: fields,
+      p: people.map((person) => {
+        let i = at.get(person);
+        if (i === undefined) {
+          keys.push(this.keys.auditOfUser(person));
+          i = keys.length;
+          at.set(person, i);
+        }
+        return i;
+      }),
+    }));
+    return this.scripts.run('audit-append', keys, [this.retention.maxEvents, this.retention.days * 86_400_000, JSON.stringify(events)]);
   }
 
   /** The entries of these ids (one pipeline on the stream's slot); null for one trimmed away. */
@@ -347,7 +339,7 @@ export class AuditTrail {
       ...(r.client !== null ? ['client', r.client] : []),
       ...(Object.keys(r.detail).length > 0 ? ['detail', JSON.stringify(r.detail)] : []),
     ];
-    await this.append(fields, r.userId !== null ? [r.userId] : []);
+    await this.append([{ fields, people: r.userId !== null ? [r.userId] : [] }]);
     if (r.userId !== null) await this.redis.zrem(this.keys.auditOfUser(r.userId), member(r.id));
   }
 }

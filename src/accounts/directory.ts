@@ -150,14 +150,18 @@ export class Directory {
 
   /**
    * Indexes one account as its record is now (creation time, name, surname); false when there
-   * is no record. Idempotent: called after every sign-in, and by the backfill.
+   * is no record. Idempotent: the backfill's, and a retried login's that cannot tell whether it made the account.
    */
   async index(userId: string): Promise<boolean> {
     const [id, name, surname, createdAt] = await this.redis.hmget(this.keys.user(userId), 'id', 'name', 'surname', 'createdAt');
     if (!id) return false;
-    const at = Number(createdAt) || 0;
-    await this.scripts.run('directory-index', this.dirKeys(), [userId, at, ...nameEntries(userId, name ?? '', surname ?? '')]);
+    await this.put({ id, name: name ?? '', surname: surname ?? '', createdAt: Number(createdAt) || 0 });
     return true;
+  }
+
+  /** Indexes an account whose record the caller has just read (a login that made it: no read of its own). */
+  async put(a: { id: string; name: string; surname: string; createdAt: number }): Promise<void> {
+    await this.scripts.run('directory-index', this.dirKeys(), [a.id, a.createdAt, ...nameEntries(a.id, a.name, a.surname)]);
   }
 
   /** Takes the person out of the directory (an erase, src/accounts/erase.ts); whether their record exists or not. Idempotent. */

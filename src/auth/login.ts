@@ -32,7 +32,15 @@ export interface OpenQuestion {
 }
 
 export type LoginOutcome =
-  | { outcome: 'logged-in'; pinId: string; pinHash: string; result: LoginResult; identity: IdentityChanges }
+  | {
+      outcome: 'logged-in';
+      pinId: string;
+      pinHash: string;
+      result: LoginResult;
+      identity: IdentityChanges;
+      origin: Origin;
+      account: AccountMade | 'unknown' | null;
+    }
   | { outcome: 'confirmation-asked'; pinId: string; pinHash: string; origin: Origin; expiresAt: number; question: string }
   /** a bare YES / NO while several questions are open: which one? */
   | { outcome: 'which-one'; open: OpenQuestion[] }
@@ -51,6 +59,18 @@ export type LoginOutcome =
   | { outcome: 'no-match' }
   /** a number change: `userId` the account moved ('' when nobody known had the old number) */
   | { outcome: 'number-changed'; userId: string; changed: boolean; conflict: boolean };
+
+/**
+ * The account a login made, as the directory indexes it (accounts/directory.ts); null: it existed
+ * before; 'unknown': a retry that found its login stored cannot tell (the directory reads the record).
+ */
+export interface AccountMade {
+  id: string;
+  name: string;
+  surname: string;
+  /** ms since epoch */
+  createdAt: number;
+}
 
 /** What resolving the sender's account did (lib/identity-steps.lua), for logs and metrics. */
 export interface IdentityChanges {
@@ -178,6 +198,8 @@ export class LoginProcessor {
           pinHash: claim.pinHash,
           result: parseLoginResult(claim.resultJson),
           identity: { linked: [], recycled: false, conflict: false, numberChanged: false },
+          origin: decodeOrigin(claim.origin),
+          account: 'unknown',
         };
       case 'no_match':
         return { outcome: 'no-match' };
@@ -195,6 +217,7 @@ export class LoginProcessor {
     const identity: IdentityChanges = { linked: claim.linked, recycled: claim.recycled, conflict: claim.conflict, numberChanged: claim.numberChanged };
     const done = await this.scripts.run('complete-login', [this.keys.registration(pinHash)], [message.id, JSON.stringify(result), graceMs]);
     if (done !== 'completed') return { outcome: 'already-done', pinId, signedIn: false };
-    return { outcome: 'logged-in', pinId, pinHash, result, identity };
+    const account = claim.created ? { id: user.id, name: user.name, surname: user.surname, createdAt: user.createdAt } : null;
+    return { outcome: 'logged-in', pinId, pinHash, result, identity, origin: decodeOrigin(claim.origin), account };
   }
 }

@@ -152,9 +152,10 @@ async function run(cmd: Command): Promise<void> {
     await waitReady(redis, 10_000).catch(() => {
       throw new Refused(`Redis does not answer (${redisWhere(config)})`);
     });
-    const audit = new AuditTrail(redis, keys, config.audit);
+    const scripts = new Scripts(redis);
+    const audit = new AuditTrail(redis, scripts, keys, config.audit);
     const apiKeys = new ApiKeys(redis, keys, config.audit.days);
-    const accountRoles = new AccountRoles(redis, new Scripts(redis), keys, audit);
+    const accountRoles = new AccountRoles(redis, scripts, keys, audit);
     switch (cmd.kind) {
       case 'grant-admin':
       case 'revoke-admin': {

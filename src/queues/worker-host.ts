@@ -30,7 +30,7 @@ export interface WorkerHooks extends InboundHooks {
 /** What the workers use of the process's services (services.ts's bag has it). */
 export interface WorkerServices extends InboundServices, ExpiryServices {
   /** indexed at start for the accounts made before it (backfill) */
-  directory: Pick<Directory, 'index' | 'backfill'>;
+  directory: Pick<Directory, 'index' | 'put' | 'backfill'>;
   /** delivery records the outbound worker writes */
   delivery: DeliveryTracker;
   /** where a send error meaning the number is banned takes it out of rotation */

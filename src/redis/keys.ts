@@ -103,11 +103,12 @@ export interface Keys {
   oidcInteractionLogin(uid: string): string;
   /** /health's activePins figure, shared by every node until it expires */
   activePinsFigure(): string;
-  /** stream: the audit trail (src/accounts/audit.ts), one key for the deployment */
+  /** stream: the audit trail (src/accounts/audit.ts), one key for the deployment; tag `a` */
   audit(): string;
   /**
-   * sorted set: the audit stream ids of the events naming one person (as subject or actor),
-   * scored by time (ms), so their events and their erasure never scan the stream; tag `u<id>`
+   * sorted set: the audit stream ids of the events naming one person (as subject or actor), so
+   * their events and their erasure never scan the stream; on the trail's slot (tag `a`), so an
+   * event and its indexes are written in one script
    */
   auditOfUser(userId: string): string;
   /** hash: one API key (src/accounts/api-keys.ts): its name, scopes, secret's SHA-256, who made it, times; tag `k<id>` */
@@ -190,8 +191,8 @@ export function keys(prefix: string): Keys {
     oidcSignedOut: (userId) => `${prefix}:oidc:signedout:${userId}`,
     oidcInteractionLogin: (uid) => `${prefix}:oidc:login:${uid}`,
     activePinsFigure: () => `${prefix}:active-figure`,
-    audit: () => `${prefix}:audit`,
-    auditOfUser: (id) => `${prefix}:audit:{u${id}}`,
+    audit: () => `${prefix}:audit:{a}`,
+    auditOfUser: (id) => `${prefix}:audit:{a}:u:${id}`,
     apiKey: (id) => `${prefix}:apikey:{k${id}}`,
     apiKeys: () => `${prefix}:apikeys`,
     directoryCreated: () => `${prefix}:dir:{d}:created`,

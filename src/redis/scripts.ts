@@ -63,19 +63,23 @@ export type ClaimReply =
   /** the sender's account is blocked: the registration ended denied */
   | { kind: 'blocked'; pinId: string; pinHash: string; origin: string; userId: string }
   | { kind: 'done'; sessionOpen: boolean }
-  | { kind: 'completed'; pinId: string; pinHash: string; resultJson: string }
+  | { kind: 'completed'; pinId: string; pinHash: string; resultJson: string; origin: string }
   | {
       kind: 'claimed';
       pinId: string;
       pinHash: string;
       sessionId: string;
       refreshJti: string;
-      user: { id: string; name: string; surname: string; phone: string; rolesJson: string };
+      user: { id: string; name: string; surname: string; phone: string; rolesJson: string; createdAt: number };
       /** kinds of the identifiers newly linked to the account */
       linked: string[];
       recycled: boolean;
       conflict: boolean;
       numberChanged: boolean;
+      /** the registration's origin (registrations/origin.ts, encoded) */
+      origin: string;
+      /** this job made the account (or resumed the claim of the attempt that may have) */
+      created: boolean;
     }
   /** one step run (a cluster): the next step, the chain's state, and the keys it names as (kind, a, b) */
   | { kind: 'next'; step: string; stateJson: string; keys: [string, string, string][] };
@@ -209,6 +213,7 @@ const DEFS = {
     return rows;
   }),
   'directory-index': def(3, count),
+  'audit-append': def(null, list),
   'set-roles': def(1, (raw) => one(list(raw)[0] ?? '', ['ok', 'nouser', 'changed'] as const, 'set-roles')),
 } satisfies Record<string, ScriptDef<unknown>>;
 
@@ -237,7 +242,7 @@ function decodeClaim(raw: unknown): ClaimReply {
     case 'done':
       return { kind, sessionOpen: r[1] === '1' };
     case 'completed':
-      return { kind, pinId: r[1] ?? '', pinHash: r[2] ?? '', resultJson: r[3] ?? '' };
+      return { kind, pinId: r[1] ?? '', pinHash: r[2] ?? '', resultJson: r[3] ?? '', origin: r[4] ?? '' };
     case 'claimed': {
       const [
         ,
@@ -254,8 +259,11 @@ function decodeClaim(raw: unknown): ClaimReply {
         recycled,
         conflict,
         numberChanged,
+        origin = '',
+        createdAt,
+        created,
       ] = r;
-      const user = { id, name, surname, phone, rolesJson };
+      const user = { id, name, surname, phone, rolesJson, createdAt: Number(createdAt) || 0 };
       return {
         kind,
         pinId,
@@ -267,6 +275,8 @@ function decodeClaim(raw: unknown): ClaimReply {
         recycled: recycled === '1',
         conflict: conflict === '1',
         numberChanged: numberChanged === '1',
+        origin,
+        created: created === '1',
       };
     }
     case 'next': {

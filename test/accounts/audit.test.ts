@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Job } from 'bullmq';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
+import { Scripts } from '../../src/redis/scripts.js';
 import { type AuditRecord, type AuditType, AuditTrail } from '../../src/accounts/audit.js';
 import { LoginProcessor } from '../../src/auth/login.js';
 import { createApp } from '../../src/http/app.js';
@@ -95,7 +96,7 @@ describe('accounts: the audit trail', function () {
   });
 
   it('an id trimmed from the stream leaves the index when it is met', async function () {
-    const audit = new AuditTrail(services.redis, services.keys, { days: 1, maxEvents: 1000 });
+    const audit = new AuditTrail(services.redis, services.scripts, services.keys, { days: 1, maxEvents: 1000 });
     const u = `t${Date.now()}`;
     const id = await audit.record({ type: 'login.failed', userId: u });
     await services.redis.xdel(services.keys.audit(), id);
@@ -236,7 +237,7 @@ describe('accounts: the audit trail', function () {
       // a client that refuses every command at once: Redis unreachable for the trail alone
       const dead = new Redis({ port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
       dead.on('error', () => undefined);
-      const broken = new AuditTrail(dead, services.keys, services.config.audit);
+      const broken = new AuditTrail(dead, new Scripts(dead), services.keys, services.config.audit);
       const metrics = createProcessMetrics({ web: false, worker: true });
       broken.attach(metrics.audit);
       try {
@@ -255,7 +256,7 @@ describe('accounts: the audit trail', function () {
 
     it('counts recorded events by type in /metrics', async function () {
       const metrics = createProcessMetrics({ web: true, worker: false });
-      const trail = new AuditTrail(services.redis, services.keys, services.config.audit);
+      const trail = new AuditTrail(services.redis, services.scripts, services.keys, services.config.audit);
       trail.attach(metrics.audit);
       await trail.note({ type: 'key.created' });
       await trail.note({ type: 'key.created' });

@@ -14,7 +14,6 @@ import type { RedisClient } from '../../redis/connection.js';
 import type { Keys } from '../../redis/keys.js';
 import type { ReplicaBarrier } from '../../redis/replicas.js';
 import type { Scripts } from '../../redis/scripts.js';
-import { decodeOrigin } from '../../registrations/origin.js';
 import { closeSession } from '../../registrations/steps.js';
 import type { Notifier } from '../../realtime/notifier.js';
 import type { Limits } from '../../security/limits.js';
@@ -54,7 +53,7 @@ export interface InboundServices {
   limits: Limits;
   replicas: ReplicaBarrier;
   /** the admin API's directory: the account is indexed after each sign-in (accounts/directory.ts) */
-  directory: Pick<Directory, 'index'>;
+  directory: Pick<Directory, 'index' | 'put'>;
   /** where each outcome is recorded (docs/accounts.md, "The audit trail") */
   audit: AuditTrail;
   /** the person's OpenID logins, which SESSIONS lists beside the app's sessions (services.ts's OidcLogins) */
@@ -141,17 +140,12 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
   };
   /** A mistyped code is "not a code" or "no match": kept, so that its correction by edit can sign in. */
   const editable = (message: InboundMessage): boolean => identitiesOf(message).length > 0 && message.editOf === undefined;
-  /** Links made, a number replaced, a recycled number refused: logged and counted. */
-  const identityChanged = async (
-    userId: string,
-    changes: IdentityChanges,
-    meta: Record<string, unknown>,
-    audit: (e: AuditEvent) => Promise<void>,
-  ): Promise<void> => {
-    for (const kind of changes.linked) await audit({ type: 'identity.linked', userId, detail: { kind } });
-    if (changes.numberChanged) await audit({ type: 'identity.number-changed', userId });
+  /** Links made, a number replaced, a recycled number refused: logged and counted; the events the trail records of them. */
+  const identityChanged = (userId: string, changes: IdentityChanges, meta: Record<string, unknown>): AuditEvent[] => {
+    const events: AuditEvent[] = changes.linked.map((kind) => ({ type: 'identity.linked', userId, detail: { kind } }));
+    if (changes.numberChanged) events.push({ type: 'identity.number-changed', userId });
     // the new account made instead of opening the previous owner's
-    if (changes.recycled) await audit({ type: 'identity.recycled-refused', userId });
+    if (changes.recycled) events.push({ type: 'identity.recycled-refused', userId });
     for (const kind of changes.linked) hooks.onIdentity?.('linked', kind);
     if (changes.linked.length > 0) log.info('identifiers linked to an account', { userId, kinds: changes.linked, ...meta });
     if (changes.numberChanged) {
@@ -167,6 +161,7 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
       hooks.onIdentity?.('conflict');
       log.warn('an identifier of the message belongs to another account and was left there', { userId, ...meta });
     }
+    return events;
   };
 
   const senderRules = { budget: config.rateLimits.senderMessagesPerMinute > 0, countries: config.senderCountries };
@@ -195,7 +190,7 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
     hooks.onOutcome?.(result.outcome, job.data);
     const meta = { jobId: job.id, channel: message.channel, edit: message.editOf !== undefined || undefined };
     const client = message.channel ?? config.defaultChannel;
-    const audit = (e: AuditEvent): Promise<void> => services.audit.note({ client, ...e });
+    const audit = (...events: AuditEvent[]): Promise<void> => services.audit.note(...events.map((e) => ({ client, ...e })));
     /** the sender's own account (the recycled-number rule), for outcomes that do not name it */
     const sender = (): Promise<string | null> => sessions.accountOfSender(identitiesOf(message)).catch(() => null);
     switch (result.outcome) {
@@ -206,17 +201,19 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
         notifier.loginSucceeded(result.pinHash, result.result);
         const userId = result.result.user.id;
         log.info('login', { pinId: result.pinId, userId, ...meta });
-        const origin = decodeOrigin(await redis.hget(keys.registration(result.pinHash), 'origin').catch(() => null));
+        const { origin } = result;
         const answered = chatIntent(message.text).kind === 'yes';
-        if (answered) await audit({ type: 'confirmation.answered', userId, ipGroup: origin.ip, detail: { pinId: result.pinId, answer: 'yes' } });
-        await audit({ type: 'login.succeeded', userId, ipGroup: origin.ip, detail: { pinId: result.pinId, device: origin.device, confirmed: answered } });
-        await identityChanged(userId, result.identity, meta, audit);
+        await audit(
+          ...(answered ? [{ type: 'confirmation.answered', userId, ipGroup: origin.ip, detail: { pinId: result.pinId, answer: 'yes' } } as const] : []),
+          { type: 'login.succeeded', userId, ipGroup: origin.ip, detail: { pinId: result.pinId, device: origin.device, confirmed: answered } },
+          ...identityChanged(userId, result.identity, meta),
+        );
         await replies.answer(message, { kind: 'signed-in' });
-        // after the person heard: a new account (or one made before the directory) becomes findable;
-        // idempotent, and a failure is logged, never the login's (the next sign-in indexes it)
-        await services.directory
-          .index(result.result.user.id)
-          .catch((err: unknown) => log.warn('directory: account not indexed', { userId: result.result.user.id, error: String(err), ...meta }));
+        // after the person heard: a new account becomes findable (the name is written only when
+        // the account is made); idempotent, and a failure is logged, never the login's
+        const indexed =
+          result.account === null ? undefined : result.account === 'unknown' ? services.directory.index(userId) : services.directory.put(result.account);
+        await indexed?.catch((err: unknown) => log.warn('directory: account not indexed', { userId, error: String(err), ...meta }));
         break;
       }
       case 'confirmation-asked': {

@@ -26,8 +26,9 @@
 --   when the message was accepted), draw (0..89, random: a new question's number), confirm (bool)
 -- Reply (decoded into named fields by src/redis/scripts.ts):
 --   {'claimed', pinId, pinHash, sid, refreshJti, userId, name, surname, phone, roles,
---     linkedKinds (comma-separated), recycled, conflict, numberChanged ('1' | '0')}
---   | {'completed', pinId, pinHash, resultJson} (this job's login, uncollected)
+--     linkedKinds (comma-separated), recycled, conflict, numberChanged ('1' | '0'), origin (the
+--     registration's), createdAt (ms, the account's), created ('1': this job made the account)}
+--   | {'completed', pinId, pinHash, resultJson, origin} (this job's login, uncollected)
 --   | {'done', sessionOpen '1' | '0'} (this job's login, already collected or cancelled; '1'
 --     while the session it opened is open, so a retry after a crash between the login and its
 --     reply still answers the person)

@@ -202,7 +202,7 @@ LOGIN_STEPS.reg = {
       s.uid, s.sid, s.rj = userId, sessionId, refreshJti
     elseif state == 'verified' and claimedBy == s.msgId then
       -- this job's login, stored and not collected: announced again
-      return nil, { 'completed', pinId, s.h, result }
+      return nil, { 'completed', pinId, s.h, result, s.origin }
     elseif s.ours then
       return done()
     else
@@ -307,10 +307,12 @@ LOGIN_STEPS.user = {
       end
       redis.call('PEXPIRE', ik, s.sessTtl)
     end
-    local u = redis.call('HMGET', uk, 'id', 'name', 'surname', 'phone', 'roles')
-    -- then what the identity steps did (a retry that resumes a claim did none of it)
+    local u = redis.call('HMGET', uk, 'id', 'name', 'surname', 'phone', 'roles', 'createdAt')
+    -- then what the identity steps did (a retry that resumes a claim did none of it: it says
+    -- `created` too, as the account may be its own first attempt's), the registration's origin
     return nil, { 'claimed', s.pinId, s.h, s.sid, s.rj, u[1] or s.uid, u[2] or '', u[3] or '', u[4] or '', u[5] or '["user"]',
-      table.concat(s.linked or {}, ','), s.recycled and '1' or '0', s.conflict and '1' or '0', s.unlink and '1' or '0' }
+      table.concat(s.linked or {}, ','), s.recycled and '1' or '0', s.conflict and '1' or '0', s.unlink and '1' or '0',
+      s.origin or '', u[6] or '', (s.created or s.ours) and '1' or '0' }
   end,
 }
 
