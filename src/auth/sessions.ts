@@ -96,7 +96,7 @@ export class Sessions {
   async authenticate(bearer: string | undefined, opts: { allowExpired?: boolean } = {}): Promise<TokenClaims> {
     if (!bearer) throw new AppError('AUTHENTICATION_FAILED', 'Missing bearer token');
     const claims = this.tokens.verify(bearer, 'access', opts);
-    const owner = await this.redis.hget(this.keys.session(claims.sub, claims.sid), 'u');
+    const owner = await this.redis.hget(this.keys.session(claims.sub, claims.sid), 'userId');
     if (owner !== claims.sub) throw new AppError('AUTHENTICATION_FAILED', 'Session closed');
     return claims;
   }
@@ -109,7 +109,7 @@ export class Sessions {
     if (!bearer) throw new AppError('AUTHENTICATION_FAILED', 'Missing bearer token');
     const claims = this.tokens.verify(bearer, 'access');
     const [owner, fields] = await Promise.all([
-      this.redis.hget(this.keys.session(claims.sub, claims.sid), 'u'),
+      this.redis.hget(this.keys.session(claims.sub, claims.sid), 'userId'),
       this.redis.hmget(this.keys.user(claims.sub), ...USER_FIELDS),
     ]);
     if (owner !== claims.sub) throw new AppError('AUTHENTICATION_FAILED', 'Session closed');

@@ -134,7 +134,7 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
    */
   const finishChatLogin = async (ctx: Ctx, details: InteractionDetails, claims: TokenClaims): Promise<{ state: 'done' | 'denied'; redirectTo: string }> => {
     const signedOut = 'The sign-in was ended in the chat or the app before it finished';
-    const [created, before] = await Promise.all([redis.hget(keys.session(claims.sub, claims.sid), 'c'), oidcLogins.signedOutAt(claims.sub)]);
+    const [created, before] = await Promise.all([redis.hget(keys.session(claims.sub, claims.sid), 'createdAt'), oidcLogins.signedOutAt(claims.sub)]);
     // the chat login's session becomes the OpenID grant: a hand-off, not an end the trail records
     if (!(await sessions.end(claims.sub, claims.sid, undefined, 'handoff'))) return { state: 'denied', redirectTo: await refuse(ctx, signedOut) };
     // when the person signed in in the chat (ms): the pin-auth session's creation

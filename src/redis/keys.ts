@@ -45,13 +45,13 @@ export interface Keys {
    * (accounts keyed by phone before identifiers kept their keys); any other kind `i<kind>:<value>`
    */
   identity(kind: string, value: string): string;
-  /** a session; access tokens carry `sub` and `sid`, so the key is known without a lookup */
+  /** hash: a session (userId, refreshJti, createdAt, lastUsedAt ms, origin); access tokens carry `sub` and `sid`, so the key is known without a lookup */
   session(userId: string, sid: string): string;
   /** sorted set: the user's session ids scored by session expiry (ms), for listing and sign-out-everywhere */
   userSessions(userId: string): string;
-  /** hash: the chat questions this sender is asked, by number → {h: PIN hash, x: expiry ms, o: origin} (JSON) */
+  /** hash: the chat questions this sender is asked, by number → {pinHash, expiresAt ms, origin, askedAt ms} (JSON) */
   confirmation(phone: string): string;
-  /** the last rotation of a session, kept for the refresh retry leeway (rotate-session.lua) */
+  /** hash: the last rotation of a session (jti replaced, pairJson answered), kept for the refresh retry leeway (rotate-session.lua) */
   rotation(userId: string, sid: string): string;
   /** a send-message Idempotency-Key of one user (key digested) */
   idempotency(userId: string, keyDigest: string): string;

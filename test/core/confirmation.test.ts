@@ -217,9 +217,9 @@ describe('core: confirming a sign-in in the chat (LOGIN_CONFIRMATION=on)', funct
     try {
       const p = ctx.stack.prefix;
       // the phone's open questions, by number: this one
-      const questions = Object.values(await redis.hgetall(keys(p).confirmation(a.phone))).map((q) => JSON.parse(q) as { h: string });
+      const questions = Object.values(await redis.hgetall(keys(p).confirmation(a.phone))).map((q) => JSON.parse(q) as { pinHash: string });
       expect(questions).to.have.length(1);
-      const pinHash = questions[0]!.h;
+      const pinHash = questions[0]!.pinHash;
       expect(pinHash).to.be.a('string');
       const reg = await redis.hgetall(keys(p).registration(pinHash!));
       expect(reg.state).to.equal('awaiting');

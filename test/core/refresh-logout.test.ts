@@ -84,8 +84,10 @@ describe('core: tokens, refresh and logout', function () {
     const redis = testRedis();
     try {
       const record = keys(stack.prefix).rotation(sub, sid);
-      expect(await redis.hget(record, 'p'), 'the pair kept for a retry').to.equal(JSON.stringify({ token: r1.body.token, refreshToken: r1.body.refreshToken }));
-      await redis.hset(record, 'p', 'not a pair');
+      expect(await redis.hget(record, 'pairJson'), 'the pair kept for a retry').to.equal(
+        JSON.stringify({ token: r1.body.token, refreshToken: r1.body.refreshToken }),
+      );
+      await redis.hset(record, 'pairJson', 'not a pair');
       const retry = await post(stack.url, '/refresh-token', { refreshToken: l.refreshToken }, l.token);
       expectError(retry, 401, 'AUTHENTICATION_FAILED');
     } finally {

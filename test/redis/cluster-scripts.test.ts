@@ -194,7 +194,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     await register('g-cancel', request(h2, e2));
     const [uid, sid] = ['u1', 's1'];
     await c.hset(keys.registration(h2), 'state', 'claimed', 'messageId', 'msg1', 'userId', uid, 'sessionId', sid);
-    await c.hset(keys.session(uid, sid), 'u', uid, 'r', 'j1');
+    await c.hset(keys.session(uid, sid), 'userId', uid, 'refreshJti', 'j1');
     await c.zadd(keys.userSessions(uid), Date.now() + 60_000, sid);
     const found = await cancelFind(scripts, keys, limits.forCancel('g-cancel'), h2);
     expect(found).to.deep.include({ kind: 'cancelled', sessionId: sid, userId: uid });
@@ -230,7 +230,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
     const uid = `u${randomBytes(4).toString('hex')}`;
     const now = Date.now();
     for (const sid of ['a', 'b', 'c']) {
-      await c.hset(keys.session(uid, sid), 'u', uid, 'r', `j-${sid}`, 'c', now, 'l', now, 'o', 'o');
+      await c.hset(keys.session(uid, sid), 'userId', uid, 'refreshJti', `j-${sid}`, 'createdAt', now, 'lastUsedAt', now, 'origin', 'o');
       await c.zadd(keys.userSessions(uid), now + 60_000, sid);
     }
     await c.hset(keys.user(uid), 'id', uid, 'roles', '["user"]');
@@ -304,7 +304,7 @@ describe('redis: the ported scripts on a 3-primary cluster', function () {
         Date.now() + 60_000,
       );
       await c.set(keys.message(msg), `${nonce}|${h}|${sid}|${uid}`);
-      await c.hset(keys.session(uid, sid), 'u', uid);
+      await c.hset(keys.session(uid, sid), 'userId', uid);
       await c.zadd(keys.userSessions(uid), Date.now() + 60_000, sid);
       const job = { message: { id: msg }, nonce } as InboundJob;
       return { h, uid, sid, job };

@@ -12,7 +12,7 @@ local sids = (sid == '*') and redis.call('ZRANGE', ik, 0, -1) or {sid}
 local closed = 0
 for _, s in ipairs(sids) do
   local sk = sp .. s
-  if redis.call('HGET', sk, 'u') == uid then
+  if redis.call('HGET', sk, 'userId') == uid then
     redis.call('DEL', sk)
     closed = closed + 1
   end

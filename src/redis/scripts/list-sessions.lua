@@ -13,7 +13,7 @@ local out = {}
 local members = redis.call('ZRANGE', ik, 0, -1, 'WITHSCORES')
 for i = 1, #members, 2 do
   local s = members[i]
-  local cur = redis.call('HMGET', sp .. s, 'u', 'c', 'l', 'o')
+  local cur = redis.call('HMGET', sp .. s, 'userId', 'createdAt', 'lastUsedAt', 'origin')
   if cur[1] == uid then
     out[#out + 1] = s
     out[#out + 1] = cur[2] or ''

@@ -16,10 +16,10 @@ local ttl, pair, reuse, roles = tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7]), A
 local sk, ik, rk, uk = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local user = redis.call('HMGET', uk, 'id', 'roles')
 if not user[1] then return {'nouser'} end
-local cur = redis.call('HMGET', sk, 'u', 'r')
+local cur = redis.call('HMGET', sk, 'userId', 'refreshJti')
 if not cur[1] or cur[1] ~= uid then return {'closed'} end
 if presented ~= '*' and cur[2] ~= presented then
-  local prev = redis.call('HMGET', rk, 'j', 'p')
+  local prev = redis.call('HMGET', rk, 'jti', 'pairJson')
   if prev[1] == presented then return {'again', prev[2]} end
   redis.call('DEL', sk, rk)
   redis.call('ZREM', ik, sid)
@@ -29,14 +29,14 @@ local stored = user[2] or '[]'
 if stored ~= roles then return {'roles', stored} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
--- `l`: last used, as the sessions list shows it (a session in use refreshes every access-token lifetime)
-redis.call('HSET', sk, 'r', newJti, 'l', now)
+-- last used, as the sessions list shows it (a session in use refreshes every access-token lifetime)
+redis.call('HSET', sk, 'refreshJti', newJti, 'lastUsedAt', now)
 redis.call('PEXPIRE', sk, ttl)
 redis.call('ZADD', ik, now + ttl, sid)
 if redis.call('PTTL', ik) < ttl then redis.call('PEXPIRE', ik, ttl) end
 if reuse > 0 and presented ~= '*' then
-  -- j and p are the hash's only fields: HSET replaces the previous rotation's whole
-  redis.call('HSET', rk, 'j', presented, 'p', pair)
+  -- jti and pairJson are the hash's only fields: HSET replaces the previous rotation's whole
+  redis.call('HSET', rk, 'jti', presented, 'pairJson', pair)
   redis.call('PEXPIRE', rk, reuse)
 end
 return {'ok'}

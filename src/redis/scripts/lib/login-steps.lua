@@ -30,27 +30,27 @@ local function login_release(key, h)
   if redis.call('GET', key) == h then redis.call('DEL', key) end
 end
 
--- a sender's open chat questions (confirm key: a hash of number → {h, x, o, a}: the registration,
--- its expiry, its origin, when it was asked), past ones dropped
+-- a sender's open chat questions (confirm key: a hash of number → {pinHash, expiresAt, origin,
+-- askedAt}), past ones dropped; `number` added to each
 local function login_questions(key)
   local now, open, all = login_now(), {}, redis.call('HGETALL', key)
   for i = 1, #all, 2 do
     local q = cjson.decode(all[i + 1])
-    if q.x > now then
-      q.n = all[i]
+    if q.expiresAt > now then
+      q.number = all[i]
       open[#open + 1] = q
     else
       redis.call('HDEL', key, all[i])
     end
   end
-  table.sort(open, function(a, b) return a.x < b.x end)
+  table.sort(open, function(a, b) return a.expiresAt < b.expiresAt end)
   return open
 end
 
 -- the question about registration h leaves the sender's open ones
 local function login_release_question(key, h)
   for _, q in ipairs(login_questions(key)) do
-    if q.h == h then redis.call('HDEL', key, q.n) end
+    if q.pinHash == h then redis.call('HDEL', key, q.number) end
   end
 end
 
@@ -91,20 +91,20 @@ LOGIN_STEPS.lookup = {
       -- YES only when one is open
       local open = {}
       for _, q in ipairs(login_questions(k[1])) do
-        if (q.a or 0) <= s.receivedAt then open[#open + 1] = q end
+        if (q.askedAt or 0) <= s.receivedAt then open[#open + 1] = q end
       end
       if s.question ~= '' then
         for _, q in ipairs(open) do
-          if q.n == s.question then h = q.h end
+          if q.number == s.question then h = q.pinHash end
         end
       elseif #open == 1 then
-        h = open[1].h
+        h = open[1].pinHash
       elseif #open > 1 then
         local out = { 'which' }
         for _, q in ipairs(open) do
-          out[#out + 1] = q.n
-          out[#out + 1] = q.o
-          out[#out + 1] = q.x
+          out[#out + 1] = q.number
+          out[#out + 1] = q.origin
+          out[#out + 1] = q.expiresAt
         end
         return nil, out
       end
@@ -221,8 +221,8 @@ LOGIN_STEPS.ask = {
   run = function(s, k)
     local open, taken, n = login_questions(k[1]), {}, nil
     for _, q in ipairs(open) do
-      taken[q.n] = true
-      if q.h == s.h then n = q.n end
+      taken[q.number] = true
+      if q.pinHash == s.h then n = q.number end
     end
     if not n then
       -- 10..99: the drawn one, or the next one free after it
@@ -231,7 +231,7 @@ LOGIN_STEPS.ask = {
         if not taken[c] then n = c break end
       end
       if not n then return nil, login_nomatch(s) end
-      redis.call('HSET', k[1], n, cjson.encode({ h = s.h, x = tonumber(s.x), o = s.origin, a = login_now() }))
+      redis.call('HSET', k[1], n, cjson.encode({ pinHash = s.h, expiresAt = tonumber(s.x), origin = s.origin, askedAt = login_now() }))
     end
     local x = tonumber(s.x)
     if redis.call('PEXPIRETIME', k[1]) < x then redis.call('PEXPIREAT', k[1], x) end
@@ -291,7 +291,7 @@ LOGIN_STEPS.user = {
     -- the WhatsApp username as last seen: shown, never looked up
     if s.uname and s.uname ~= '' then redis.call('HSET', uk, 'username', s.uname) end
     if redis.call('EXISTS', sk) == 0 then
-      redis.call('HSET', sk, 'u', s.uid, 'r', s.rj, 'c', now, 'l', now, 'o', s.origin)
+      redis.call('HSET', sk, 'userId', s.uid, 'refreshJti', s.rj, 'createdAt', now, 'lastUsedAt', now, 'origin', s.origin)
       -- the last sign-in, as the admin API's directory shows it (src/accounts/directory.ts)
       redis.call('HSET', uk, 'lastLoginAt', now)
       redis.call('PEXPIRE', sk, s.sessTtl)
