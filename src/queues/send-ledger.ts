@@ -1,6 +1,6 @@
-import type { RedisClient } from '../redis/connection.js';
 import { DELIVERY_TTL_SECONDS } from '../messaging/delivery.js';
 import type { Keys } from '../redis/keys.js';
+import type { Scripts, SendBeginReply } from '../redis/scripts.js';
 
 /**
  * Whether an earlier attempt of an outbound job already got its message to the gateway, read
@@ -12,24 +12,18 @@ import type { Keys } from '../redis/keys.js';
  * message went out cannot be known (neither Evolution API nor the Cloud API take an idempotency
  * key), so it sends again and says so in the log.
  */
-export type LedgerState = { state: 'new' } | { state: 'uncertain' } | { state: 'sent'; providerMessageId: string | null };
-
-const REACHED_GATEWAY = new Set(['sent', 'delivered', 'read']);
+export type LedgerState = SendBeginReply;
 
 export class SendLedger {
   constructor(
-    private readonly redis: RedisClient,
+    private readonly scripts: Scripts,
     private readonly keys: Keys,
     /** the delivery record's lifetime (DELIVERY_RECORD_SECONDS) */
     private readonly ttlSeconds = DELIVERY_TTL_SECONDS,
   ) {}
 
-  /** What earlier attempts of the job did; marks this one as sending unless it was sent. */
-  async begin(jobId: string): Promise<LedgerState> {
-    const key = this.keys.outbound(jobId);
-    const [status = null, gatewayId = null, sending = null] = await this.redis.hmget(key, 'status', 'gatewayId', 'sending');
-    if (status !== null && REACHED_GATEWAY.has(status)) return { state: 'sent', providerMessageId: gatewayId || null };
-    await this.redis.multi().hset(key, 'sending', Date.now()).expire(key, this.ttlSeconds, 'NX').exec();
-    return sending === null ? { state: 'new' } : { state: 'uncertain' };
+  /** What earlier attempts of the job did; marks this one as sending unless it was sent (send-begin.lua: one call). */
+  begin(jobId: string): Promise<LedgerState> {
+    return this.scripts.run('send-begin', [this.keys.outbound(jobId)], [Date.now(), this.ttlSeconds]);
   }
 }

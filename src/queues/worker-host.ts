@@ -98,7 +98,7 @@ export function startWorkers(services: WorkerServices, hooks: WorkerHooks = {}):
     },
     delivery: services.delivery,
     health: services.health,
-    ledger: new SendLedger(redis, keys, config.deliveryRecordSeconds),
+    ledger: new SendLedger(services.scripts, keys, config.deliveryRecordSeconds),
     onResult: hooks.onOutboundResult,
     onReplySent: hooks.onReplySent,
   });

@@ -84,6 +84,9 @@ export type ClaimReply =
   /** one step run (a cluster): the next step, the chain's state, and the keys it names as (kind, a, b) */
   | { kind: 'next'; step: string; stateJson: string; keys: [string, string, string][] };
 
+/** send-begin.lua: what earlier attempts of an outbound job did (src/queues/send-ledger.ts). */
+export type SendBeginReply = { state: 'new' } | { state: 'uncertain' } | { state: 'sent'; providerMessageId: string | null };
+
 export type RotateReply = { kind: 'ok' | 'closed' | 'nouser' | 'reuse' } | { kind: 'again'; pairJson: string } | { kind: 'roles'; rolesJson: string };
 
 /** user-block.lua: `fresh` false when the account was blocked already (its first block's time is kept). */
@@ -214,6 +217,11 @@ const DEFS = {
   }),
   'directory-index': def(3, count),
   'audit-append': def(null, list),
+  'send-begin': def(1, (raw): SendBeginReply => {
+    const [state = '', gatewayId = ''] = list(raw);
+    if (state === 'sent') return { state, providerMessageId: gatewayId || null };
+    return { state: one(state, ['new', 'uncertain'] as const, 'send-begin') };
+  }),
   'set-roles': def(1, (raw) => one(list(raw)[0] ?? '', ['ok', 'nouser', 'changed'] as const, 'set-roles')),
 } satisfies Record<string, ScriptDef<unknown>>;
 
