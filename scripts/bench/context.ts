@@ -1,5 +1,5 @@
 import type { Sizes } from './options.js';
-import { emojiFor, evolutionBody, pinFor, type Sequence, signWebhook } from './payloads.js';
+import { emojiFor, evolutionBody, phoneFor, pinFor, type Sequence, signWebhook } from './payloads.js';
 import type { RequestSpec } from './load.js';
 import type { Stack } from './stack.js';
 
@@ -13,8 +13,8 @@ export interface BenchContext {
 }
 
 /** A signed Evolution webhook for sequence number n (the message quotes emojiFor(n)). */
-export function webhookRequest(ctx: BenchContext, n: number): RequestSpec {
-  const { body, headers } = signWebhook(evolutionBody(n, emojiFor(n)), ctx.stack.webhookSecret);
+export function webhookRequest(ctx: BenchContext, n: number, phone = phoneFor(n)): RequestSpec {
+  const { body, headers } = signWebhook(evolutionBody(n, emojiFor(n), phone), ctx.stack.webhookSecret);
   return { method: 'POST', path: '/messaging-endpoint', body, headers };
 }
 

@@ -1,5 +1,6 @@
 import { registerRequest, webhookRequest, type BenchContext } from './context.js';
 import { isOk, runAll } from './load.js';
+import { phoneFor } from './payloads.js';
 
 /**
  * N logins set up over HTTP as an app and a gateway make them: N registrations (register-pin,
@@ -13,11 +14,13 @@ export interface QueuedLogins {
   accepted: number;
 }
 
-export async function queueLogins(ctx: BenchContext, n: number, concurrency = 32): Promise<QueuedLogins> {
+export async function queueLogins(ctx: BenchContext, n: number, concurrency = 32, people?: readonly number[]): Promise<QueuedLogins> {
   const urls = ctx.stack.urls;
   const ns = Array.from({ length: n }, () => ctx.seq.take());
+  // `people`: login i comes from the phone of people[i] (someone who signed in before), not a new one
+  const phone = (i: number): string => phoneFor(people?.[i] ?? ns[i]!);
   const regs = await runAll(n, concurrency, (i) => ({ url: urls[i % urls.length]!, spec: registerRequest(ns[i]!) }));
-  const hooks = await runAll(n, concurrency, (i) => ({ url: urls[(i + 1) % urls.length]!, spec: webhookRequest(ctx, ns[i]!) }));
+  const hooks = await runAll(n, concurrency, (i) => ({ url: urls[(i + 1) % urls.length]!, spec: webhookRequest(ctx, ns[i]!, phone(i)) }));
   const registered = regs.filter(isOk).length;
   const accepted = hooks.filter(isOk).length;
   if (registered !== n || accepted !== n) ctx.log(`only ${registered} registered, ${accepted} webhooks accepted of ${n}`);

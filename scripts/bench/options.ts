@@ -43,6 +43,8 @@ export interface Sizes {
   workerRepeats: number;
   /** logins of each run of the cost-per-login table (confirmation off, replies on, confirmation on) */
   costLogins: number;
+  /** logins each of those runs makes first, uncounted: a new worker's compiler warm-up */
+  costWarmupLogins: number;
   /** endpoints: baseline/service alternations and seconds of each */
   endpointRounds: number;
   endpointSeconds: number;
@@ -102,7 +104,8 @@ const QUICK: Sizes = {
   workerCounts: [1, 2],
   workerLogins: 500,
   workerRepeats: 1,
-  costLogins: 150,
+  costLogins: 1000,
+  costWarmupLogins: 300,
   endpointRounds: 1,
   endpointSeconds: 1,
   verifiedPerRound: 400,
@@ -134,6 +137,7 @@ const FULL: Sizes = {
   workerLogins: 10_000,
   workerRepeats: 3,
   costLogins: 5000,
+  costWarmupLogins: 1000,
   endpointRounds: 3,
   endpointSeconds: 3,
   verifiedPerRound: 10_000,
@@ -167,6 +171,7 @@ const SMOKE: Sizes = {
   workerLogins: 60,
   workerRepeats: 2,
   costLogins: 20,
+  costWarmupLogins: 5,
   endpointRounds: 1,
   // 1 s, not 0.3: two suites at once on two cores once left refresh-token a blast with no answer
   endpointSeconds: 1,

@@ -219,11 +219,12 @@ export function rows(f: Figures): Row[] {
     }
     add(
       s,
-      `Redis bytes per session (own keys, ${m.sessions.logins} logins)`,
+      `Redis bytes per session (own keys, ${m.sessions.logins} sign-ins of known people)`,
       m.sessions.bytesPerSession,
       'B',
       target(m.sessions.bytesPerSession, '≤', TARGETS.bytesPerItem),
     );
+    add(s, 'Redis bytes per person besides (account, phone, directory, audit of the identifier linked)', m.sessions.bytesPerPerson, 'B');
     const most = m.sockets[m.sockets.length - 1];
     if (most) add(s, `web-1 RSS, ${most.sockets.toLocaleString('en')} sockets just connected`, most.rssMB, `MB (at start ${m.rss.web1Start} MB)`);
     const idle = m.idle;

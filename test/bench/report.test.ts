@@ -54,7 +54,7 @@ interface Report {
     >;
     memory: {
       registrations: Array<{ registrations: number; prefixBytesPerRegistration: number }>;
-      sessions: { logins: number; bytesPerSession: number };
+      sessions: { logins: number; bytesPerSession: number; bytesPerPerson: number };
       sockets: Array<{ sockets: number; rssMB: number }>;
       idle: { sockets: number; seconds: number; medianMB: number; minMB: number; maxMB: number } | null;
     };
@@ -152,6 +152,8 @@ describe('benchmark report (smoke sizes)', function () {
     expect(memory.idle!.medianMB).to.be.within(memory.idle!.minMB, memory.idle!.maxMB).and.greaterThan(10);
     expect(memory.sessions.logins).to.equal(20);
     expect(memory.sessions.bytesPerSession).to.be.greaterThan(0);
+    // a new person keeps their account, phone and directory entry besides the session
+    expect(memory.sessions.bytesPerPerson).to.be.greaterThan(0);
   });
 
   it('compares the service with the simplest pipeline, alternately, at 100 and 200 logins/s and in the rate one worker sustains', () => {

@@ -14,8 +14,10 @@ import type { Socket } from 'socket.io-client';
  * - Redis against active registrations (register-pin over both nodes, measured at each point):
  *   INFO used_memory (the whole server) and the sum of MEMORY USAGE over the benchmark's own
  *   keys (which other tenants of a shared Redis cannot disturb), with the breakdown by key class;
- * - bytes per session: M logins through the worker, collected by check-login, then what stays
- *   per signed-in person (every key class but the queues' and the rate limits');
+ * - bytes per person and per session: M logins of new people through the worker, collected by
+ *   check-login, then M more by the same people: what stays per login of each pass (every key
+ *   class but the queues', the rate limits' and the registrations'); the second pass is what a
+ *   session costs, the first less the second what a person does;
  * - web-1's resident memory against idle sockets (0 to 10,000), within the open-file limit.
  */
 export interface RegistrationPoint {
@@ -52,8 +54,11 @@ export interface MemoryFigures {
   breakdown: Record<string, { bytes: number; keys: number }>;
   sessions: {
     logins: number;
-    /** own-key bytes per login that stay once it is collected (session, its user's index of sessions, user, phone, message mark) */
+    /** own-key bytes a sign-in of someone known keeps once collected (the session, its index entry, the message mark, its audit event) */
     bytesPerSession: number;
+    /** what a new person keeps besides: the account, phone, directory entry, the audit of the identifier linked */
+    bytesPerPerson: number;
+    /** by key class: the sign-ins of known people */
     breakdown: Record<string, { bytes: number; keys: number }>;
   };
   sockets: SocketPoint[];
@@ -167,13 +172,20 @@ async function registrationCurve(
 }
 
 async function sessionBytes(ctx: BenchContext, redis: ReturnType<typeof benchRedis>): Promise<MemoryFigures['sessions']> {
+  const n = ctx.sizes.sessionLogins;
+  ctx.log(`memory: ${n} logins of new people, then ${n} by the same people, collected, for the bytes a person and a session keep`);
+  const first = await keptPerLogin(ctx, redis, n);
+  const again = await keptPerLogin(ctx, redis, n, first.ns);
+  return { logins: again.logins, bytesPerSession: round(again.kept), bytesPerPerson: round(first.kept - again.kept), breakdown: again.breakdown };
+}
+
+/** n logins (from the phones of `people`, else of new people) through the worker, collected: the own-key bytes each keeps. */
+async function keptPerLogin(ctx: BenchContext, redis: ReturnType<typeof benchRedis>, n: number, people?: readonly number[]) {
   const { stack, sizes } = ctx;
-  const n = sizes.sessionLogins;
-  ctx.log(`memory: ${n} logins, collected, for the bytes a session keeps`);
   const before = await prefixMemory(redis, stack.prefix);
   const counter = new CompletionCounter('inbound', stack.inboundPrefix);
   await counter.start();
-  const { ns } = await queueLogins(ctx, n);
+  const { ns } = await queueLogins(ctx, n, 32, people);
   const done = await counter.waitFor(n, sizes.drainTimeoutMs);
   await counter.close();
   const url = stack.webs[0]!.url;
@@ -181,13 +193,13 @@ async function sessionBytes(ctx: BenchContext, redis: ReturnType<typeof benchRed
   const after = await prefixMemory(redis, stack.prefix);
   const logins = done.outcomes['logged-in'] ?? 0;
   const breakdown = perItem(before, after, Math.max(1, logins));
-  // what stays with the person: every class of key but the queues' (bounded history), the
-  // rate limits' (gone within their window) and the registrations' (a collected one is kept only
-  // for check-login's retry leeway; earlier scenarios' expiring meanwhile made this negative)
+  // what stays: every class of key but the queues' (bounded history), the rate limits' (gone
+  // within their window) and the registrations' (a collected one is kept only for check-login's
+  // retry leeway; earlier scenarios' expiring meanwhile made this negative)
   const kept = Object.entries(breakdown)
     .filter(([c]) => !c.startsWith('bull:') && c !== 'rl' && c !== 'reg' && c !== 'active')
     .reduce((a, [, e]) => a + e.bytes, 0);
-  return { logins, bytesPerSession: round(kept), breakdown };
+  return { ns, logins, kept, breakdown };
 }
 
 async function socketCurve(ctx: BenchContext, limit: number | null): Promise<{ points: SocketPoint[]; idle: IdleReading | null }> {
