@@ -15,6 +15,9 @@ import { rawStackLines } from './support.js';
 
 const SECRET = 'inbound-outage-webhook-secret-of-32-bytes';
 const TOKEN = 'inbound-outage-metrics-token-of-32-bytes-or-more';
+/** the PINs' lifetime; the second three are registered LATER_MS after the first, so they outlive the outage by as much */
+const PIN_TTL_SECONDS = 20;
+const LATER_MS = 8_000;
 /** production, with the waits shrunk so the suite takes seconds, not the minutes an operator's outage would */
 const ENV = {
   NODE_ENV: 'production',
@@ -23,7 +26,7 @@ const ENV = {
   METRICS_TOKEN: TOKEN,
   METRICS_INTERVAL_MS: '500',
   INBOUND_RETRY_MAX_MS: '300',
-  PIN_TTL_SECONDS: '30',
+  PIN_TTL_SECONDS: String(PIN_TTL_SECONDS),
 };
 
 interface Person {
@@ -98,10 +101,10 @@ describe('faults: inbound work outlives a Redis that refuses writes (out of memo
   };
 
   it('a write refusal longer than the old retry budget: the valid PIN signs in, the expired one hears so, once each', async function () {
-    // these PINs will expire while Redis refuses writes; those registered 12 s later will not
+    // these PINs will expire while Redis refuses writes; those registered LATER_MS later will not
     const expiring = [await newPerson(), await newPerson(), await newPerson()];
     const registeredAt = Date.now();
-    await new Promise((r) => setTimeout(r, 12_000));
+    await new Promise((r) => setTimeout(r, LATER_MS));
     const lasting = [await newPerson(), await newPerson(), await newPerson()];
     const everyone = [...expiring, ...lasting];
 
@@ -118,7 +121,7 @@ describe('faults: inbound work outlives a Redis that refuses writes (out of memo
     await eventually(
       async () => {
         const attempts = (await Promise.all(everyone.map(jobOf))).map((j) => j?.attemptsMade ?? 0);
-        return Math.min(...attempts) > 2 * OTHER_FAULT_ATTEMPTS && Date.now() > registeredAt + 31_000 ? true : undefined;
+        return Math.min(...attempts) > 2 * OTHER_FAULT_ATTEMPTS && Date.now() > registeredAt + PIN_TTL_SECONDS * 1000 + 1000 ? true : undefined;
       },
       60000,
       200,

@@ -86,6 +86,9 @@ export async function startProcess(role: 'web' | 'worker' | 'all', env: Record<s
       LOG_LEVEL: 'info',
       // the suites were written when every reply went out; the reply policy's own tests set it
       CHAT_REPLY_KINDS: 'all',
+      // each node's /metrics snapshot every second, not every 5 s: a test that reads another
+      // node's counter (a worker's, through a web node's /metrics) waits a second at most
+      METRICS_INTERVAL_MS: '1000',
       PORT: String(port),
       INSTANCE_NAME: `${role}-${port || randomBytes(3).toString('hex')}`,
       ...env,
@@ -163,7 +166,12 @@ export interface Stack {
   url: string;
   addWorker(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   addWeb(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
-  stop(): Promise<void>;
+  /**
+   * Stops every process (SIGTERM: a graceful shutdown) and deletes the prefix's keys. SIGKILL for
+   * a stack whose Redis a test took away, when its shutdown is not the subject: a graceful one
+   * then waits out SHUTDOWN_TIMEOUT_MS (25 s).
+   */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /** Generous limits so tests that are not about rate limiting never hit them. */
@@ -212,8 +220,8 @@ export async function startStack(opts: {
       stack.webs.push(w);
       return w;
     },
-    async stop() {
-      await Promise.all([...stack.webs, ...stack.workers].map((p) => stopProcess(p)));
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      await Promise.all([...stack.webs, ...stack.workers].map((p) => stopProcess(p, signal)));
       await cleanPrefix(prefix);
     },
   };
