@@ -6,9 +6,13 @@ import { ClusterTopology, info, type RedisProcess } from '../helpers/redis-topol
 import { connected, type TestClient } from '../realtime/clients.js';
 import { rawStackLines } from '../faults/support.js';
 
-/** How long logins flow, and when (from their start) a primary is killed. */
-const FLOW_MS = 25_000;
+/**
+ * When (from their start) a primary is killed, and how long logins flow: at least FLOW_MS, and
+ * AFTER_FAILOVER_MS past the moment the cluster is whole again, however long that takes.
+ */
+const FLOW_MS = 10_000;
 const KILL_AFTER_MS = 6_000;
+const AFTER_FAILOVER_MS = 4_000;
 const CLIENTS = 6;
 
 interface Tally {
@@ -50,9 +54,10 @@ describe('redis: a cluster primary killed during steady logins (3+3 cluster)', f
       tally.status[r.status] = (tally.status[r.status] ?? 0) + 1;
       return r;
     };
-    const stopAt = Date.now() + FLOW_MS;
+    const flowEnd = Date.now() + FLOW_MS;
     let loginsAfterFailover = 0;
     let failedOverAt = Infinity;
+    const flowing = (): boolean => failedOverAt === Infinity || Date.now() < Math.max(flowEnd, failedOverAt + AFTER_FAILOVER_MS);
 
     /** Until it answers other than 503 (the documented retry), waiting as Retry-After says, shortened. */
     const retry503 = async (send: () => Promise<JsonResponse>): Promise<JsonResponse> => {
@@ -65,7 +70,7 @@ describe('redis: a cluster primary killed during steady logins (3+3 cluster)', f
 
     /** One client over HTTP, register → webhook → poll, again and again; the node alternates. */
     const httpClient = async (n: number): Promise<void> => {
-      for (let i = 0; Date.now() < stopAt; i++) {
+      for (let i = 0; flowing(); i++) {
         const base = s.webs[(n + i) % s.webs.length]!.url;
         const pin = randomPin();
         const emoji = randomEmoji();
@@ -96,7 +101,7 @@ describe('redis: a cluster primary killed during steady logins (3+3 cluster)', f
     const socketClient = async (n: number): Promise<void> => {
       const c = await connected(s.webs[n % s.webs.length]!.url);
       sockets.push(c);
-      while (Date.now() < stopAt) {
+      while (flowing()) {
         const pin = randomPin();
         const ask = async (event: string, payload: object): Promise<boolean> => {
           const ack = (await c.socket
@@ -117,11 +122,17 @@ describe('redis: a cluster primary killed during steady logins (3+3 cluster)', f
       const primaries: RedisProcess[] = [];
       for (const node of topo!.nodes) if ((await info(node, 'replication')).role === 'master') primaries.push(node);
       const victim = primaries[0]!;
+      const victimId = String(await victim.ask('CLUSTER', 'MYID'));
       await victim.kill();
-      // the cluster is whole again once a survivor says so
+      // the cluster is whole again once a survivor has marked the victim failed (its replica
+      // promoted) and says the cluster is ok: right after the kill it still says ok, not knowing yet
       const survivor = topo!.nodes.find((x) => x.alive)!;
       for (;;) {
-        if (String(await survivor.ask('CLUSTER', 'INFO')).includes('cluster_state:ok')) break;
+        const line = String(await survivor.ask('CLUSTER', 'NODES'))
+          .split('\n')
+          .find((l) => l.startsWith(`${victimId} `));
+        const failed = line !== undefined && /[ ,]fail[ ,]/.test(line);
+        if (failed && String(await survivor.ask('CLUSTER', 'INFO')).includes('cluster_state:ok')) break;
         await pause(100);
       }
       failedOverAt = Date.now();
