@@ -155,7 +155,7 @@ describe('core: chat messages to logins', function () {
     try {
       let n = 0;
       for (const key of await keysUnder(stack.prefix, 'sess:*')) {
-        if ((await redis.hget(key, 'u')) === userId) n += 1;
+        if ((await redis.hget(key, 'userId')) === userId) n += 1;
       }
       return n;
     } finally {
