@@ -86,9 +86,6 @@ export async function startProcess(role: 'web' | 'worker' | 'all', env: Record<s
       LOG_LEVEL: 'info',
       // the suites were written when every reply went out; the reply policy's own tests set it
       CHAT_REPLY_KINDS: 'all',
-      // each node's /metrics snapshot every second, not every 5 s: a test that reads another
-      // node's counter (a worker's, through a web node's /metrics) waits a second at most
-      METRICS_INTERVAL_MS: '1000',
       PORT: String(port),
       INSTANCE_NAME: `${role}-${port || randomBytes(3).toString('hex')}`,
       ...env,

@@ -305,6 +305,8 @@ function gatewaysEnv(evo: FakeGateway, graph: FakeGateway): Record<string, strin
     WEBHOOK_JWT_KEY: JWT_KEY,
     WEBHOOK_SECRET: APP_SECRET,
     METRICS_TOKEN,
+    // the worker's identity counters reach the web node's /metrics within a second, not five
+    METRICS_INTERVAL_MS: '1000',
   };
 }
 

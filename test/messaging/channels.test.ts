@@ -39,6 +39,8 @@ describe('messaging: channels (several gateways, instances and numbers at once)'
     stack = await startStack({
       name: 'channels',
       env: {
+        // the worker's outbound counters reach the web node's /metrics within a second, not five
+        METRICS_INTERVAL_MS: '1000',
         MESSAGING_PROVIDER: 'evolution,cloud',
         EVOLUTION_API_URL: evo.url,
         EVOLUTION_API_KEY: EVO_KEY,
