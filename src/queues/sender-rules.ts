@@ -43,12 +43,14 @@ export async function refuseSender(
   if (message.text === null || message.numberChanged === true) return undefined;
   const key = senderKey(message);
   if (key === null) return undefined;
-  const country = senderCountry(message);
   if (rules.budget) {
     const spent = await limits.spend('sender', key);
-    if (spent !== 'spent') return { reason: 'slowed', tell: spent === 'first-refusal', country };
+    if (spent !== 'spent') return { reason: 'slowed', tell: spent === 'first-refusal', country: senderCountry(message) };
   }
   const list = rules.countries;
-  if (list !== undefined && list.countries.has(country) !== (list.mode === 'allow')) return { reason: 'country', country };
+  if (list === undefined) return undefined;
+  // the number is parsed for its country only when a rule needs it
+  const country = senderCountry(message);
+  if (list.countries.has(country) !== (list.mode === 'allow')) return { reason: 'country', country };
   return undefined;
 }
