@@ -52,7 +52,7 @@ export interface InboundServices {
   sessions: Sessions;
   limits: Limits;
   replicas: ReplicaBarrier;
-  /** the admin API's directory: the account is indexed after each sign-in (accounts/directory.ts) */
+  /** the admin API's directory: an account is indexed when a sign-in makes it (accounts/directory.ts) */
   directory: Pick<Directory, 'index' | 'put'>;
   /** where each outcome is recorded (docs/accounts.md, "The audit trail") */
   audit: AuditTrail;
