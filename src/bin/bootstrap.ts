@@ -44,6 +44,23 @@ export function bootstrap(role: Role): Bootstrapped {
   }
   const log = createLogger({ level: config.logLevel, production: config.production, role, instance: config.instanceName });
   routeConsoleTo(log);
+  const b = compose(role, config, log);
+  // A Redis fault here is a command a library sent without awaiting it: a warning with its kind.
+  // Anything else was never expected: the stack says where.
+  process.on('unhandledRejection', (reason) => {
+    const fault = redisFault(reason);
+    if (fault !== null) log.warn('background Redis command failed', { fault, error: String(reason) });
+    else log.error('unhandled rejection', { error: String(reason), stack: reason instanceof Error ? reason.stack : undefined });
+  });
+  return b;
+}
+
+/**
+ * The composition of a role, without touching the process (no console routing, no process
+ * handlers, no exit): the start-up warnings, the services, the metrics and their snapshots.
+ * bootstrap() calls it; tests call it to run several nodes in one process.
+ */
+export function compose(role: Role, config: Config, log: Logger): Bootstrapped {
   if (DEV_SECRET_IN_USE(config)) log.warn('JWT_SECRET (or PIN_HASH_KEY) is not set: using a fixed development secret. Never do this in production.');
   if (config.jwtAlgorithm !== 'HS256' && config.jwtKeys.length === 0) {
     log.warn(`JWT_KEYS is not set: tokens are signed with a ${config.jwtAlgorithm} key generated at first start and kept in Redis (docs/tokens.md)`);
@@ -58,13 +75,6 @@ export function bootstrap(role: Role): Bootstrapped {
   // read before this process's first metrics snapshot (one interval from now), so it is not taken for another's
   void redisWarnings(services.redis, config, Date.now() + config.metricsIntervalMs - 300).then((warnings) => {
     for (const w of warnings) log.warn(w);
-  });
-  // A Redis fault here is a command a library sent without awaiting it: a warning with its kind.
-  // Anything else was never expected: the stack says where.
-  process.on('unhandledRejection', (reason) => {
-    const fault = redisFault(reason);
-    if (fault !== null) log.warn('background Redis command failed', { fault, error: String(reason) });
-    else log.error('unhandled rejection', { error: String(reason), stack: reason instanceof Error ? reason.stack : undefined });
   });
   const metrics = createProcessMetrics({ web: role !== 'worker', worker: role !== 'web' });
   metrics.setReplicaDegradedSource(() => services.replicas.degraded());

@@ -11,7 +11,7 @@ import { TEST_JWT_SECRET } from '../core/support.js';
 import { adminLogin } from '../helpers/admin.js';
 import { fullLogin, randomEmoji, randomPhone, randomPin } from '../helpers/flow.js';
 import { get, post, request } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { ClusterTopology } from '../helpers/redis-topology.js';
 import { startServices, stopServices } from '../helpers/services.js';
 import { Browser } from '../oidc/browser.js';
@@ -216,13 +216,13 @@ describe('accounts: people (directory, sessions, roles)', function () {
   });
 
   describe('the routes of a running service (web node, worker, an OpenID client)', function () {
-    let stack: Stack;
+    let stack: InProcessStack;
     let rp: RelyingParty;
     let adminToken: string;
     let adminId: string;
     const api = '/admin/api/v1';
     before(async function () {
-      stack = await startStack({ name: 'people-http', env: { CHAT_REPLIES: 'false', OIDC_CLIENTS: JSON.stringify([testClient()]) } });
+      stack = await startStack({ inProcess: true, name: 'people-http', env: { CHAT_REPLIES: 'false', OIDC_CLIENTS: JSON.stringify([testClient()]) } });
       rp = await RelyingParty.discover(`http://localhost:${stack.webs[0]!.port}/oidc`, chatTo(stack.url));
       const admin = await adminLogin(stack.url, stack.prefix);
       adminToken = admin.token;

@@ -127,6 +127,7 @@ console.log(JSON.stringify({ client: typeof c.startLogin, error: new PinAuthErro
     const secret = 'package-test-webhook-secret-0123456789abcdef';
     const defaults = Object.fromEntries(Object.keys(RELAXED_LIMITS).map((k) => [k, '']));
     const stack = await startStack({
+      inProcess: true,
       name: 'client-package',
       env: { ...defaults, NODE_ENV: 'production', JWT_SECRET: 'package-test-jwt-secret-0123456789abcdefgh', WEBHOOK_SECRET: secret },
     });

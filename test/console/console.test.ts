@@ -4,7 +4,7 @@ import { grantAdmin } from '../helpers/admin.js';
 import { randomPin } from '../helpers/flow.js';
 import { eventually, get, post, request } from '../helpers/http.js';
 import { evolutionChat, PRODUCTION_ENV } from '../helpers/production.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { axeViolations, ensureChromium, launch, shot, watchForeignRequests, watchProblems } from '../demo/browser.js';
 
 /**
@@ -63,7 +63,7 @@ async function signIn(page: Page, base: string, from: { phone: string; pushName:
 
 describe('console: the operator console at /admin in Chromium, against a production deployment', function () {
   this.timeout(120000);
-  let stack: Stack;
+  let stack: InProcessStack;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -81,7 +81,13 @@ describe('console: the operator console at /admin in Chromium, against a product
       this.skip();
     }
     [stack, browser] = await Promise.all([
-      startStack({ name: 'console', webs: 1, workers: 1, env: { ...PRODUCTION_ENV, WHATSAPP_NUMBER: '+1 555 123 4567', ADMIN_USER, ADMIN_PASSWORD } }),
+      startStack({
+        inProcess: true,
+        name: 'console',
+        webs: 1,
+        workers: 1,
+        env: { ...PRODUCTION_ENV, WHATSAPP_NUMBER: '+1 555 123 4567', ADMIN_USER, ADMIN_PASSWORD },
+      }),
       launch(),
     ]);
     context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });

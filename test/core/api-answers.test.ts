@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { fullLogin } from '../helpers/flow.js';
 import { request, type JsonResponse } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 
 /** Headers that differ between any two answers whoever writes them. */
 const PER_ANSWER = new Set(['date', 'x-request-id', 'content-length', 'connection', 'keep-alive']);
@@ -15,9 +15,9 @@ const headerNames = (r: JsonResponse): string[] => [...r.headers.keys()].filter(
  * must get the same status, body and headers.
  */
 describe('core: the polled endpoints answer as documented, with or without a trailing slash', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   before(async function () {
-    stack = await startStack({ name: 'api-answers', workers: 1 });
+    stack = await startStack({ inProcess: true, name: 'api-answers', workers: 1 });
   });
   after(async function () {
     await stack?.stop();

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { bothGatewaysEnv, cloudMessage, evolutionMessage, outboundOf, startMockGateway, type MockGateway } from '../helpers/gateway.js';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { eventually, get, post, request } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
 import { connected, type TestClient } from '../realtime/clients.js';
 import { expectError } from './support.js';
@@ -22,11 +22,12 @@ type Shape = 'evolution' | 'cloud';
 const digits = (phone: string): string => phone.replace(/^\+/, '');
 
 function confirmationStack(name: string, env: Record<string, string> = {}) {
-  const ctx = {} as { stack: Stack; gw: MockGateway };
+  const ctx = {} as { stack: InProcessStack; gw: MockGateway };
   before(async function () {
     this.timeout(60000);
     ctx.gw = await startMockGateway();
     ctx.stack = await startStack({
+      inProcess: true,
       name,
       webs: 2,
       workers: 1,

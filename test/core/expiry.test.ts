@@ -4,7 +4,7 @@ import type { Queue } from 'bullmq';
 import { io, type Socket } from 'socket.io-client';
 import { randomEmoji, randomPhone, randomPin, sendChat, type LoginBody } from '../helpers/flow.js';
 import { activePinsAt, eventually, post } from '../helpers/http.js';
-import { startStack, stopProcess, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
 import { evolutionJobId, expectError, keysUnder, register, sleep, stackQueue } from './support.js';
 
@@ -12,12 +12,13 @@ const TTL = 2;
 
 /** A registration's lifetime: PIN_TTL_SECONDS, then 410; a login made in time outlives it. */
 describe('core: expiry', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   let expiry: Queue;
   let inbound: Queue;
   const sockets: Socket[] = [];
   before(async function () {
     stack = await startStack({
+      inProcess: true,
       name: 'core-exp',
       webs: 1,
       workers: 1,
@@ -153,7 +154,7 @@ describe('core: expiry', function () {
 
   // last: it stops the suite's worker (and starts another)
   it('expires on time with no worker running: the Redis TTL is the truth; a worker started later announces it', async function () {
-    await stopProcess(stack.workers.pop()!);
+    await stack.workers.pop()!.stop();
     const s = await connect();
     const events: { pin: string }[] = [];
     s.on('pin-expired', (e: { pin: string }) => events.push(e));

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
 import { fullLogin, randomPhone, type LoginBody } from '../helpers/flow.js';
 import { get, post, request } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
 import { keys } from '../../src/redis/keys.js';
 import { expectError, sleep, TEST_JWT_SECRET } from './support.js';
@@ -16,9 +16,10 @@ const REUSE_SECONDS = 1;
  * are tested in test/security/tokens.test.ts and test/auth/).
  */
 describe('core: tokens, refresh and logout', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   before(async function () {
     stack = await startStack({
+      inProcess: true,
       name: 'core-tok',
       webs: 1,
       workers: 1,

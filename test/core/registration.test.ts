@@ -4,14 +4,14 @@ import { emojiHash } from '../../src/registrations/emoji.js';
 import { EMOJI_ALPHABET } from '../../src/registrations/emoji-alphabet.js';
 import { queuesIdle } from '../security/client.js';
 import { eventually, post } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { keysUnder, register, waitVerified as waitVerifiedAt } from './support.js';
 
 /** Registration rules: idempotency, conflicts, emoji normalisation, the emoji string freed at login. */
 describe('core: registrations', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   before(async function () {
-    stack = await startStack({ name: 'core-reg', webs: 1, workers: 1 });
+    stack = await startStack({ inProcess: true, name: 'core-reg', webs: 1, workers: 1 });
   });
   after(async function () {
     await stack?.stop();

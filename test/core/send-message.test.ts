@@ -3,18 +3,19 @@ import type { Queue } from 'bullmq';
 import { fullLogin, type LoginBody } from '../helpers/flow.js';
 import { startMockGateway, type MockGateway } from '../helpers/gateway.js';
 import { eventually, post } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { expectError, stackQueue } from './support.js';
 
 /** POST /send-message → outbound queue → worker → Evolution API sendText on a mock gateway. */
 describe('core: send-message through Evolution API', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   let gateway: MockGateway;
   let outbound: Queue;
   let login: LoginBody;
   before(async function () {
     gateway = await startMockGateway();
     stack = await startStack({
+      inProcess: true,
       name: 'core-send',
       webs: 1,
       workers: 1,

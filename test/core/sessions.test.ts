@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { bothGatewaysEnv, cloudMessage, evolutionMessage, outboundOf, startMockGateway, type MockGateway } from '../helpers/gateway.js';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { eventually, get, post, request } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
 import { expectError } from './support.js';
 import type { SessionView } from '../../src/auth/sessions.js';
@@ -18,11 +18,12 @@ const digits = (phone: string): string => phone.replace(/^\+/, '');
 
 describe('core: sessions the person controls (GET/DELETE /sessions, STOP in the chat)', function () {
   this.timeout(60000);
-  let stack: Stack;
+  let stack: InProcessStack;
   let gw: MockGateway;
   before(async function () {
     gw = await startMockGateway();
     stack = await startStack({
+      inProcess: true,
       name: 'sessions',
       webs: 2,
       workers: 1,

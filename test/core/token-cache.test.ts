@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { fullLogin } from '../helpers/flow.js';
 import { get, post } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { expectError, sleep } from './support.js';
 
 const ACCESS_TTL = 2;
@@ -11,9 +11,9 @@ const ACCESS_TTL = 2;
  * token may still not do. Default ES256 keys; short-lived access tokens.
  */
 describe('core: remembered access tokens keep every check', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   before(async function () {
-    stack = await startStack({ name: 'core-tcache', workers: 1, env: { CHAT_REPLIES: 'false', ACCESS_TOKEN_TTL: String(ACCESS_TTL) } });
+    stack = await startStack({ inProcess: true, name: 'core-tcache', workers: 1, env: { CHAT_REPLIES: 'false', ACCESS_TOKEN_TTL: String(ACCESS_TTL) } });
   });
   after(async function () {
     await stack?.stop();

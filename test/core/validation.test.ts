@@ -2,14 +2,14 @@ import { expect } from 'chai';
 import { randomEmoji, randomPin } from '../helpers/flow.js';
 import { evolutionMessage } from '../helpers/gateway.js';
 import { request } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { expectError } from './support.js';
 
 /** Every input gets a defined answer: VALIDATION_ERROR for bad bodies, 413 for big ones, never a 500. */
 describe('core: request validation', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   before(async function () {
-    stack = await startStack({ name: 'core-val', webs: 1, workers: 0 });
+    stack = await startStack({ inProcess: true, name: 'core-val', webs: 1, workers: 0 });
   });
   after(async function () {
     await stack?.stop();

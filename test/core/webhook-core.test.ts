@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { Queue } from 'bullmq';
 import { randomEmoji, randomPhone, randomPin, sendChat, type LoginBody } from '../helpers/flow.js';
 import { eventually, get, post } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
 import { evolutionJobId, keysUnder, register, stackQueue, waitVerified as waitVerifiedAt } from './support.js';
 
@@ -13,10 +13,10 @@ import { evolutionJobId, keysUnder, register, stackQueue, waitVerified as waitVe
  * Two workers, so races between processes are real.
  */
 describe('core: chat messages to logins', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   let inbound: Queue;
   before(async function () {
-    stack = await startStack({ name: 'core-hook', webs: 1, workers: 2, env: { CHAT_REPLIES: 'false' } });
+    stack = await startStack({ inProcess: true, name: 'core-hook', webs: 1, workers: 2, env: { CHAT_REPLIES: 'false' } });
     inbound = stackQueue(stack.prefix, 'inbound');
   });
   after(async function () {

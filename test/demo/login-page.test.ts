@@ -8,7 +8,7 @@ import { EMOJI_ALPHABET } from '../../src/registrations/emoji-alphabet.js';
 import { randomPhone } from '../helpers/flow.js';
 import { request } from '../helpers/http.js';
 import { evolutionChat, PRODUCTION_ENV } from '../helpers/production.js';
-import { ROOT, startStack, type Stack } from '../helpers/processes.js';
+import { ROOT, startStack, type InProcessStack } from '../helpers/processes.js';
 import { axeViolations, emojiPixels, ensureChromium, launch, shot, watchForeignRequests, watchProblems, type EmojiPixels } from './browser.js';
 
 /** Contrast ratio of an element's text against its background (WCAG formula), computed in the page. */
@@ -115,7 +115,7 @@ const PIN_TTL = 15;
 
 describe('demo: the login page at / in Chromium, against a production deployment', function () {
   this.timeout(120000);
-  let stack: Stack;
+  let stack: InProcessStack;
   let browser: Browser;
   let expired: Promise<void>;
 
@@ -129,6 +129,7 @@ describe('demo: the login page at / in Chromium, against a production deployment
     // started as docs/operations.md says: a web node and a worker from the Procfile lines, production defaults
     [stack, browser] = await Promise.all([
       startStack({
+        inProcess: true,
         name: 'page',
         webs: 1,
         workers: 1,
@@ -448,6 +449,7 @@ describe('demo: the login page at / in Chromium, against a production deployment
 
   it('awaiting confirmation, then a declined login (LOGIN_CONFIRMATION=on, the person answers NO)', async function () {
     const confirm = await startStack({
+      inProcess: true,
       name: 'page-confirm',
       webs: 1,
       workers: 1,
@@ -505,7 +507,7 @@ describe('demo: the login page at / in Chromium, against a production deployment
   });
 
   it('DEMO_PAGE=false turns the page off (and its assets, with no OpenID client to serve them for)', async function () {
-    const off = await startStack({ name: 'page-off', webs: 1, workers: 0, env: { ...PRODUCTION_ENV, DEMO_PAGE: 'false' } });
+    const off = await startStack({ inProcess: true, name: 'page-off', webs: 1, workers: 0, env: { ...PRODUCTION_ENV, DEMO_PAGE: 'false' } });
     try {
       expect((await request(off.url, 'GET', '/')).status).to.equal(404);
       expect((await request(off.url, 'GET', '/demo/app.js')).status).to.equal(404);

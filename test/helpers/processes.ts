@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startInProcess, type InProcessNode, type ServiceNode } from './in-process.js';
 import { cleanPrefix, REDIS_URL, uniquePrefix } from './redis.js';
+
+export type { InProcessNode, ServiceNode } from './in-process.js';
 
 /** The repository root (tests run from dist/test/helpers). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -61,16 +64,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export interface ServiceProcess {
-  role: 'web' | 'worker' | 'all';
+/** A node in a child process of its own, started as a dyno would start it. */
+export interface ServiceProcess extends ServiceNode {
   child: ChildProcess;
-  /** set for web and all */
-  port: number;
-  url: string;
-  output(): string;
   /** resolves with the exit code once the process has exited */
   exited: Promise<number | null>;
-  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<void>;
 }
 
 export async function startProcess(role: 'web' | 'worker' | 'all', env: Record<string, string>): Promise<ServiceProcess> {
@@ -154,19 +152,23 @@ export async function stopProcess(p: ServiceProcess, signal: NodeJS.Signals = 'S
   return code;
 }
 
-/** Some web nodes and workers sharing one KEY_PREFIX, as a deployment would run. */
-export interface Stack {
+/**
+ * Some web nodes and workers sharing one KEY_PREFIX, as a deployment would run: child processes
+ * (ServiceProcess), or with `inProcess` nodes composed in the test's own process (InProcessNode).
+ */
+export interface Stack<N extends ServiceNode = ServiceProcess> {
   prefix: string;
   env: Record<string, string>;
-  webs: ServiceProcess[];
-  workers: ServiceProcess[];
+  webs: N[];
+  workers: N[];
   url: string;
-  addWorker(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
-  addWeb(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+  addWorker(extraEnv?: Record<string, string>): Promise<N>;
+  addWeb(extraEnv?: Record<string, string>): Promise<N>;
   /**
-   * Stops every process (SIGTERM: a graceful shutdown) and deletes the prefix's keys. SIGKILL for
-   * a stack whose Redis a test took away, when its shutdown is not the subject: a graceful one
-   * then waits out SHUTDOWN_TIMEOUT_MS (25 s).
+   * Stops every node and deletes the prefix's keys. Processes get `signal` (SIGTERM: a graceful
+   * shutdown; SIGKILL for a stack whose Redis a test took away, when its shutdown is not the
+   * subject: a graceful one then waits out SHUTDOWN_TIMEOUT_MS, 25 s). In-process nodes always
+   * shut down gracefully (there is no process to kill).
    */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -189,17 +191,45 @@ export const RELAXED_LIMITS: Record<string, string> = {
   WEBHOOK_IN_FLIGHT_PER_IP: '100000',
 };
 
-export async function startStack(opts: {
+export interface StackOptions {
   name: string;
   webs?: number;
   workers?: number;
   env?: Record<string, string>;
   /** keep the service's own rate limits (production defaults) instead of RELAXED_LIMITS */
   defaultLimits?: boolean;
-}): Promise<Stack> {
+  /**
+   * every node in this process (its own config, logger and services, on a port the system
+   * picks): for tests of the HTTP and socket behaviour, not of processes (signals, exit codes,
+   * stdout of the binaries, start-up environment)
+   */
+  inProcess?: boolean;
+}
+
+export async function startStack(opts: StackOptions & { inProcess: true }): Promise<Stack<InProcessNode>>;
+export async function startStack(opts: StackOptions & { inProcess?: false }): Promise<Stack<ServiceProcess>>;
+export async function startStack(opts: StackOptions): Promise<Stack<InProcessNode> | Stack<ServiceProcess>> {
+  if (opts.inProcess)
+    return makeStack<InProcessNode>(
+      opts,
+      (role, env) => startInProcess(role, env),
+      (n) => n.stop(),
+    );
+  return makeStack<ServiceProcess>(
+    opts,
+    (role, env) => startProcess(role, env),
+    (p, signal) => stopProcess(p, signal),
+  );
+}
+
+async function makeStack<N extends ServiceNode>(
+  opts: StackOptions,
+  start: (role: 'web' | 'worker', env: Record<string, string>) => Promise<N>,
+  stopNode: (node: N, signal: NodeJS.Signals) => Promise<unknown>,
+): Promise<Stack<N>> {
   const prefix = uniquePrefix(opts.name);
   const env = { KEY_PREFIX: prefix, ...(opts.defaultLimits ? {} : RELAXED_LIMITS), ...(opts.env ?? {}) };
-  const stack: Stack = {
+  const stack: Stack<N> = {
     prefix,
     env,
     webs: [],
@@ -208,21 +238,21 @@ export async function startStack(opts: {
       return stack.webs[0]!.url;
     },
     async addWorker(extraEnv = {}) {
-      const w = await startProcess('worker', { ...env, ...extraEnv });
+      const w = await start('worker', { ...env, ...extraEnv });
       stack.workers.push(w);
       return w;
     },
     async addWeb(extraEnv = {}) {
-      const w = await startProcess('web', { ...env, ...extraEnv });
+      const w = await start('web', { ...env, ...extraEnv });
       stack.webs.push(w);
       return w;
     },
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      await Promise.all([...stack.webs, ...stack.workers].map((p) => stopProcess(p, signal)));
+      await Promise.all([...stack.webs, ...stack.workers].map((n) => stopNode(n, signal)));
       await cleanPrefix(prefix);
     },
   };
-  // Wait for every start to settle, so a failure never leaves a process still starting behind.
+  // Wait for every start to settle, so a failure never leaves a node still starting behind.
   const started = await Promise.allSettled([
     ...Array.from({ length: opts.webs ?? 1 }, () => stack.addWeb()),
     ...Array.from({ length: opts.workers ?? 1 }, () => stack.addWorker()),
@@ -234,3 +264,6 @@ export async function startStack(opts: {
   }
   return stack;
 }
+
+/** A stack whose nodes run in the test's own process (startStack with `inProcess: true`). */
+export type InProcessStack = Stack<InProcessNode>;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Queue } from 'bullmq';
 import { evolutionMessage } from '../helpers/gateway.js';
 import { eventually } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { messageKey } from '../../src/messaging/inbound.js';
 import type { InboundJob } from '../../src/queues/jobs.js';
 import { inboundJobId } from '../../src/queues/intake.js';
@@ -16,11 +16,11 @@ const MESSAGES = 30;
  * the same job), and a worker started later completes every one of them once.
  */
 describe('messaging: the webhook and the inbound job it adds', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   let inbound: Queue;
 
   before(async function () {
-    stack = await startStack({ name: 'intake', webs: 1, workers: 0, env: { CHAT_REPLIES: 'false' } });
+    stack = await startStack({ inProcess: true, name: 'intake', webs: 1, workers: 0, env: { CHAT_REPLIES: 'false' } });
     inbound = queueOf(stack.prefix, 'inbound');
   });
   after(async function () {

@@ -3,7 +3,7 @@ import type { Queue } from 'bullmq';
 import { cloudMessage, evolutionMessage } from '../helpers/gateway.js';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { againWhileUnavailable, post } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
 import { evolutionJwt, inBatches, jobCounts, postWebhook, queueOf, settled, sign } from './support.js';
 
@@ -14,12 +14,18 @@ const LOGINS = 100;
 const IN_FLIGHT = 50;
 
 describe('messaging: a burst of 2,000 webhooks across two web nodes', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   let inbound: Queue;
 
   before(async function () {
     this.timeout(120000);
-    stack = await startStack({ name: 'burst', webs: 2, workers: 1, env: { WEBHOOK_SECRET: SECRET, WEBHOOK_JWT_KEY: JWT_KEY, CHAT_REPLIES: 'false' } });
+    stack = await startStack({
+      inProcess: true,
+      name: 'burst',
+      webs: 2,
+      workers: 1,
+      env: { WEBHOOK_SECRET: SECRET, WEBHOOK_JWT_KEY: JWT_KEY, CHAT_REPLIES: 'false' },
+    });
     inbound = queueOf(stack.prefix, 'inbound');
   });
   after(async function () {

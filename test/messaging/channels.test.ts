@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { cloudMessage, evolutionMessage, startFakeEvolution, startFakeGraph, type FakeGateway } from '../helpers/gateway.js';
 import { eventually, get, post, request } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 
 const EVO_KEY = 'channels-evolution-api-key';
 const GRAPH_TOKEN = 'channels-graph-token';
@@ -28,7 +28,7 @@ function cloudTo(pnid: string, text: string, phone: string): Record<string, unkn
 describe('messaging: channels (several gateways, instances and numbers at once)', function () {
   let evo: FakeGateway;
   let graph: FakeGateway;
-  let stack: Stack;
+  let stack: InProcessStack;
   let token: string;
   let otherToken: string;
 
@@ -37,6 +37,7 @@ describe('messaging: channels (several gateways, instances and numbers at once)'
     evo = await startFakeEvolution({ apiKey: EVO_KEY, instances: ['inst-a', 'inst-b'] });
     graph = await startFakeGraph({ token: GRAPH_TOKEN, phoneNumberIds: ['1111111111', '2222222222'] });
     stack = await startStack({
+      inProcess: true,
       name: 'channels',
       env: {
         // the worker's outbound counters reach the web node's /metrics within a second, not five
@@ -200,12 +201,13 @@ describe('messaging: channels (several gateways, instances and numbers at once)'
 
 describe('messaging: Evolution v1 outbound shape (EVOLUTION_API_VERSION=v1)', function () {
   let evo: FakeGateway;
-  let stack: Stack;
+  let stack: InProcessStack;
 
   before(async function () {
     this.timeout(120000);
     evo = await startFakeEvolution({ apiKey: EVO_KEY, instances: ['legacy'], version: 'v1' });
     stack = await startStack({
+      inProcess: true,
       name: 'evo-v1',
       env: {
         MESSAGING_PROVIDER: 'evolution',

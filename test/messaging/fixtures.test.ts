@@ -7,7 +7,7 @@ import { keys } from '../../src/redis/keys.js';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { startFakeEvolution, startFakeGraph, type FakeGateway } from '../helpers/gateway.js';
 import { eventually, get, post, request, type JsonResponse } from '../helpers/http.js';
-import { ROOT, startStack, type Stack } from '../helpers/processes.js';
+import { ROOT, startStack, type InProcessStack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
 import { evolutionJwt, sign } from './support.js';
 
@@ -59,7 +59,7 @@ const digits = (phone: string): string => phone.replace(/^\+/, '');
 describe('messaging: real payload shapes of both gateways (fixtures)', function () {
   let evo: FakeGateway;
   let graph: FakeGateway;
-  let stack: Stack;
+  let stack: InProcessStack;
   let token: string;
   const redis = testRedis();
 
@@ -68,6 +68,7 @@ describe('messaging: real payload shapes of both gateways (fixtures)', function 
     evo = await startFakeEvolution({ apiKey: EVO_KEY, instances: INSTANCES });
     graph = await startFakeGraph({ token: GRAPH_TOKEN, phoneNumberIds: NUMBERS });
     stack = await startStack({
+      inProcess: true,
       name: 'fixtures',
       env: {
         MESSAGING_PROVIDER: 'evolution,cloud',

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { keys } from '../../src/redis/keys.js';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { eventually, post, request } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
 
 const EVO_KEY = 'gateway-failures-evolution-key';
@@ -21,13 +21,14 @@ const digits = (phone: string): string => phone.replace(/^\+/, '');
 describe('messaging: Evolution API as it fails (transient 400s, doubled slashes, its clock)', function () {
   this.timeout(60_000);
   let evo: FakeEvolution;
-  let stack: Stack;
+  let stack: InProcessStack;
   let redis: Redis;
 
   before(async function () {
     redis = testRedis();
     evo = await startFakeEvolution({ apiKey: EVO_KEY, instances: [INSTANCE] });
     stack = await startStack({
+      inProcess: true,
       name: 'gateway-failures',
       env: {
         LOGIN_CONFIRMATION: 'on',

@@ -4,7 +4,7 @@ import { io } from 'socket.io-client';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { cloudMessage, startFakeEvolution, startFakeGraph, type FakeGateway } from '../helpers/gateway.js';
 import { eventually, get, post, request } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 
 const EVO_KEY = 'numbers-evolution-api-key';
 const GRAPH_TOKEN = 'numbers-graph-token';
@@ -69,13 +69,14 @@ function cloudTo(pnid: string, text: string, phone: string): Record<string, unkn
 describe('messaging: several numbers and their health', function () {
   let evo: FakeGateway;
   let graph: FakeGateway;
-  let stack: Stack;
+  let stack: InProcessStack;
 
   before(async function () {
     this.timeout(120000);
     evo = await startFakeEvolution({ apiKey: EVO_KEY, instances: ['inst-a'] });
     graph = await startFakeGraph({ token: GRAPH_TOKEN, phoneNumberIds: [CLOUD_A.id, CLOUD_B.id] });
     stack = await startStack({
+      inProcess: true,
       name: 'numbers',
       env: {
         MESSAGING_PROVIDER: 'evolution,cloud',

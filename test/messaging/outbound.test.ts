@@ -3,7 +3,7 @@ import type { Job, Queue } from 'bullmq';
 import { evolutionMessage, startMockGateway, type MockGateway, type RecordedRequest } from '../helpers/gateway.js';
 import { fullLogin, randomEmoji, randomPhone } from '../helpers/flow.js';
 import { eventually, post } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { postWebhook, queueOf, settled } from './support.js';
 
 const digits = (phone: string): string => phone.replace(/^\+/, '');
@@ -28,12 +28,12 @@ const sentWith = (gw: MockGateway, text: string): RecordedRequest[] =>
 
 /** A stack whose workers talk to a mock gateway; hooks start and stop both around the suite. */
 function gatewayStack(name: string, env: (gatewayUrl: string) => Record<string, string>, prepare: (gw: MockGateway) => void = () => undefined) {
-  const ctx = {} as { gw: MockGateway; stack: Stack; outbound: Queue; inbound: Queue; token: string };
+  const ctx = {} as { gw: MockGateway; stack: InProcessStack; outbound: Queue; inbound: Queue; token: string };
   before(async function () {
     this.timeout(120000);
     ctx.gw = await startMockGateway();
     prepare(ctx.gw);
-    ctx.stack = await startStack({ name, env: env(ctx.gw.url) });
+    ctx.stack = await startStack({ inProcess: true, name, env: env(ctx.gw.url) });
     ctx.outbound = queueOf(ctx.stack.prefix, 'outbound');
     ctx.inbound = queueOf(ctx.stack.prefix, 'inbound');
   });

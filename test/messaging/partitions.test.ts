@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import { evolutionMessage } from '../helpers/gateway.js';
 import { randomEmoji, randomPhone, randomPin } from '../helpers/flow.js';
 import { eventually, post } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { REDIS_URL } from '../helpers/redis.js';
 import { keys } from '../../src/redis/keys.js';
 import type { InboundJob } from '../../src/queues/jobs.js';
@@ -21,13 +21,19 @@ const LOGINS = 30;
  * The chat replies of those logins go to the outbound queue of their job id's hash, once each.
  */
 describe('messaging: the inbound path in partitions', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   const url = new URL(REDIS_URL);
   let queues: Queue[] = [];
   let outQueues: Queue[] = [];
 
   before(async function () {
-    stack = await startStack({ name: 'parts', webs: 1, workers: 0, env: { MESSAGING_PROVIDER: 'log', INBOUND_PARTITIONS: String(PARTITIONS) } });
+    stack = await startStack({
+      inProcess: true,
+      name: 'parts',
+      webs: 1,
+      workers: 0,
+      env: { MESSAGING_PROVIDER: 'log', INBOUND_PARTITIONS: String(PARTITIONS) },
+    });
     const open = (name: string) =>
       new Queue(name, { connection: { host: url.hostname, port: Number(url.port || 6379) }, prefix: keys(stack.prefix).queuePrefix(name) });
     queues = Array.from({ length: PARTITIONS }, (_, k) => open(inboundQueueName(k)));

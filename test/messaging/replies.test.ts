@@ -13,7 +13,7 @@ import {
   type FakeGateway,
 } from '../helpers/gateway.js';
 import { eventually, post, request } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { sample } from '../ops/support.js';
 
 const EVO_KEY = 'replies-evolution-api-key';
@@ -66,13 +66,14 @@ describe('messaging: replies as a policy (CHAT_REPLY_KINDS), their cost, the dai
     this.timeout(60000);
     let evo: FakeGateway;
     let graph: FakeGateway;
-    let stack: Stack;
+    let stack: InProcessStack;
 
     before(async function () {
       this.timeout(120000);
       evo = await startFakeEvolution({ apiKey: EVO_KEY, instances: ['test-instance'] });
       graph = await startFakeGraph({ token: GRAPH_TOKEN, phoneNumberIds: [PNID] });
       stack = await startStack({
+        inProcess: true,
         name: 'replies',
         env: {
           MESSAGING_PROVIDER: 'evolution,cloud',

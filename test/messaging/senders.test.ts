@@ -8,7 +8,7 @@ import type { Services } from '../../src/services.js';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { cloudMessage, cloudWebhook, outboundOf, startFakeGraph, type FakeGateway } from '../helpers/gateway.js';
 import { eventually, post, request } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { startServices, stopServices } from '../helpers/services.js';
 import { sample } from '../ops/support.js';
 
@@ -104,12 +104,13 @@ describe('messaging: per-sender budgets and sender countries', function () {
   describe('through real processes, the Cloud API faked', function () {
     this.timeout(60000);
     let graph: FakeGateway;
-    let stack: Stack;
+    let stack: InProcessStack;
 
     before(async function () {
       this.timeout(120000);
       graph = await startFakeGraph({ token: GRAPH_TOKEN, phoneNumberIds: [PNID] });
       stack = await startStack({
+        inProcess: true,
         name: 'senders',
         env: {
           MESSAGING_PROVIDER: 'cloud',

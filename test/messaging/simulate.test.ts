@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { eventually, post } from '../helpers/http.js';
-import { ROOT, startStack, type Stack } from '../helpers/processes.js';
+import { ROOT, startStack, type InProcessStack } from '../helpers/processes.js';
 import { PRODUCTION_ENV } from '../helpers/production.js';
 
 const run = promisify(execFile);
@@ -14,10 +14,11 @@ const PATH_SECRET = 'simulatePathSecret_0123456789';
 
 /** `npm run simulate`: a correctly authenticated webhook to a running service, so a login completes. */
 describe('messaging: the simulate command', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   before(async function () {
     this.timeout(120000);
     stack = await startStack({
+      inProcess: true,
       name: 'simulate',
       env: { WEBHOOK_JWT_KEY: JWT_KEY, WEBHOOK_SECRET: APP_SECRET, WEBHOOK_PATH_SECRET: PATH_SECRET, CHAT_REPLIES: 'false' },
     });
@@ -88,7 +89,7 @@ describe('messaging: the simulate command', function () {
 
   it("production: the server draws the code, and simulate (run with the service's production environment) signs in with it", async function () {
     this.timeout(60000);
-    const prod = await startStack({ name: 'simulate-prod', defaultLimits: true, env: { ...PRODUCTION_ENV, CHAT_REPLIES: 'false' } });
+    const prod = await startStack({ inProcess: true, name: 'simulate-prod', defaultLimits: true, env: { ...PRODUCTION_ENV, CHAT_REPLIES: 'false' } });
     try {
       const pin = randomPin() + randomPin();
       const reg = await post(prod.url, '/register-pin', { pin });

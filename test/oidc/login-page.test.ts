@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { axeViolations, emojiPixels, ensureChromium, launch, shot, watchForeignRequests, watchProblems } from '../demo/browser.js';
 import { randomPhone } from '../helpers/flow.js';
 import { evolutionChat, PRODUCTION_ENV } from '../helpers/production.js';
-import { freePort, startStack, type Stack } from '../helpers/processes.js';
+import { freePort, startStack, type InProcessStack } from '../helpers/processes.js';
 
 const BRANDED = {
   client_id: 'shop',
@@ -46,7 +46,7 @@ const waitStatus = (page: Page, s: string, timeout = 20000): Promise<unknown> =>
  */
 describe('oidc: the login page of an OpenID sign-in, in Chromium, production settings', function () {
   this.timeout(120000);
-  let stack: Stack;
+  let stack: InProcessStack;
   let browser: Browser;
   let app: { url: string; close(): Promise<void> };
   let issuer: string;
@@ -70,6 +70,7 @@ describe('oidc: the login page of an OpenID sign-in, in Chromium, production set
     ];
     [stack, browser] = await Promise.all([
       startStack({
+        inProcess: true,
         name: 'oidc-page',
         webs: 1,
         workers: 1,
@@ -202,6 +203,7 @@ describe('oidc: the login page of an OpenID sign-in, in Chromium, production set
     const port = await freePort();
     const confirmIssuer = `http://localhost:${port}/oidc`;
     const confirm = await startStack({
+      inProcess: true,
       name: 'oidc-page-confirm',
       webs: 1,
       workers: 1,

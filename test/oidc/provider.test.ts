@@ -3,7 +3,7 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import * as oidc from 'openid-client';
 import { randomPhone, sendChat } from '../helpers/flow.js';
 import { eventually, get } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { Browser } from './browser.js';
 import { chatTo, CLIENT_ID, LOGOUT_URI, REDIRECT_URI, RelyingParty, testClient } from './relying-party.js';
 
@@ -14,13 +14,14 @@ import { chatTo, CLIENT_ID, LOGOUT_URI, REDIRECT_URI, RelyingParty, testClient }
  */
 describe('oidc: an app signs people in through the chat with OpenID Connect', function () {
   this.timeout(90000);
-  let stack: Stack;
+  let stack: InProcessStack;
   let issuer: string;
   let config: oidc.Configuration;
   let rp: RelyingParty;
 
   before(async function () {
     stack = await startStack({
+      inProcess: true,
       name: 'oidc',
       webs: 2,
       env: {
@@ -139,10 +140,11 @@ describe('oidc: an app signs people in through the chat with OpenID Connect', fu
 
 describe('oidc: with the sign-in confirmed in the chat (LOGIN_CONFIRMATION)', function () {
   this.timeout(90000);
-  let stack: Stack;
+  let stack: InProcessStack;
   let rp: RelyingParty;
   before(async function () {
     stack = await startStack({
+      inProcess: true,
       name: 'oidc-confirm',
       env: {
         LOGIN_CONFIRMATION: 'on',

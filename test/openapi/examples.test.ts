@@ -2,7 +2,7 @@ import { Ajv } from 'ajv';
 import { expect } from 'chai';
 import { fullLogin } from '../helpers/flow.js';
 import { request, type JsonResponse } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { ADMIN, ADMIN_AUTH } from '../ops/support.js';
 import { expectDocumented, pointer } from './conformance.js';
 
@@ -25,13 +25,19 @@ type Doc = { paths: Record<string, Record<string, Operation>> };
  */
 describe('openapi: every operation has examples, and "Try it out" with them answers as documented', function () {
   this.timeout(90000);
-  let stack: Stack;
+  let stack: InProcessStack;
   let doc: Doc;
   const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
   const validator = (ref: string) => ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
 
   before(async function () {
-    stack = await startStack({ name: 'openapi-examples', webs: 1, workers: 1, env: { ...ADMIN, WEBHOOK_VERIFY_TOKEN: 'openapi-examples-verify' } });
+    stack = await startStack({
+      inProcess: true,
+      name: 'openapi-examples',
+      webs: 1,
+      workers: 1,
+      env: { ...ADMIN, WEBHOOK_VERIFY_TOKEN: 'openapi-examples-verify' },
+    });
     doc = (await request(stack.url, 'GET', '/openapi.json')).body as unknown as Doc;
     ajv.addSchema(doc, 'doc');
   });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { request, type JsonResponse } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { ADMIN, ADMIN_AUTH, basic } from './support.js';
 
 const MAX_FAILURES = 5;
@@ -12,9 +12,15 @@ const MAX_FAILURES = 5;
  */
 describe('ops: admin and metrics logins are rate-limited per IP group', function () {
   this.timeout(60000);
-  let stack: Stack;
+  let stack: InProcessStack;
   before(async function () {
-    stack = await startStack({ name: 'ops-admin-throttle', webs: 2, workers: 0, env: { ...ADMIN, RATE_ADMIN_FAILURES_PER_15_MINUTES: String(MAX_FAILURES) } });
+    stack = await startStack({
+      inProcess: true,
+      name: 'ops-admin-throttle',
+      webs: 2,
+      workers: 0,
+      env: { ...ADMIN, RATE_ADMIN_FAILURES_PER_15_MINUTES: String(MAX_FAILURES) },
+    });
   });
   after(async function () {
     await stack?.stop();

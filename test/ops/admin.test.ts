@@ -1,23 +1,23 @@
 import { expect } from 'chai';
 import { io as connect, type Socket } from 'socket.io-client';
 import { againWhileUnavailable, eventually, request } from '../helpers/http.js';
-import { startStack, type ServiceProcess, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessNode, type InProcessStack } from '../helpers/processes.js';
 import { ADMIN, ADMIN_AUTH, basic, collectLogin, postChat, registerPin, sample, scrape } from './support.js';
 
 const SECRET = 'webhook-secret-for-the-second-node';
 
 describe('ops: queue dashboard and /metrics', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   let base: string;
-  let signedWeb: ServiceProcess;
-  let closedWeb: ServiceProcess;
-  let tokenWeb: ServiceProcess;
+  let signedWeb: InProcessNode;
+  let closedWeb: InProcessNode;
+  let tokenWeb: InProcessNode;
   const TOKEN_ONLY = 'scrape-only-token-5d1e';
   let socket: Socket | undefined;
 
   before(async function () {
     this.timeout(120000);
-    stack = await startStack({ name: 'ops-admin', webs: 0, workers: 0, env: { ...ADMIN, METRICS_INTERVAL_MS: '200', PIN_TTL_SECONDS: '4' } });
+    stack = await startStack({ inProcess: true, name: 'ops-admin', webs: 0, workers: 0, env: { ...ADMIN, METRICS_INTERVAL_MS: '200', PIN_TTL_SECONDS: '4' } });
     await Promise.all([
       stack.addWeb({ INSTANCE_NAME: 'web-a' }).then((w) => (base = w.url)),
       stack.addWorker({ INSTANCE_NAME: 'worker-a' }),

@@ -5,7 +5,7 @@ import { connected, sleep, type TestClient } from './clients.js';
 import { useStack } from './stack.js';
 
 describe('realtime: pin-expired when the delayed expiry job runs (PIN_TTL_SECONDS=2)', function () {
-  const stack = useStack({ name: 'rt-expiry', webs: 2, env: { PIN_TTL_SECONDS: '2' } });
+  const stack = useStack({ name: 'rt-expiry', inProcess: true, webs: 2, env: { PIN_TTL_SECONDS: '2' } });
   const clients: TestClient[] = [];
   after(() => {
     for (const c of clients.splice(0)) c.close();

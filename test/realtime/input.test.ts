@@ -13,7 +13,7 @@ interface Answer {
 
 describe('realtime: bad input, limits and flooding', function () {
   // behind a "proxy": each client comes from an address of its own, so per-IP limits are real
-  const stack = useStack({ name: 'rt-input', webs: 1, env: { TRUST_PROXY: 'true', RATE_REGISTER_PER_MINUTE: '30' } });
+  const stack = useStack({ name: 'rt-input', inProcess: true, webs: 1, env: { TRUST_PROXY: 'true', RATE_REGISTER_PER_MINUTE: '30' } });
   let lastIp = 0;
   const newIp = (): string => `198.51.100.${++lastIp}`;
   const clients: TestClient[] = [];

@@ -4,7 +4,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { generateKeyMaterial, privateJwk, type KeyMaterial } from '../../src/key-material.js';
 import { fullLogin, type LoginBody } from '../helpers/flow.js';
 import { get, post } from '../helpers/http.js';
-import { startStack, stopProcess, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { expectError } from './expect-error.js';
 import { decodeJwt } from './jwt-forge.js';
 
@@ -27,7 +27,7 @@ const keysEnv = (keys: KeyMaterial[], active: KeyMaterial, publicOnly: KeyMateri
 describe('security: asymmetric tokens, JWKS and key rotation', function () {
   const keyA = generateKeyMaterial('ES256');
   const keyB = generateKeyMaterial('ES256');
-  let stack: Stack;
+  let stack: InProcessStack;
   let victim: LoginBody;
   let claims: Record<string, unknown>;
   const profile = (token: string) => get(stack.url, '/profile', token);
@@ -35,11 +35,11 @@ describe('security: asymmetric tokens, JWKS and key rotation', function () {
   const restartWeb = async (env: Record<string, string>): Promise<void> => {
     const old = stack.webs.shift()!;
     await stack.addWeb(env);
-    await stopProcess(old);
+    await old.stop();
   };
 
   before(async function () {
-    stack = await startStack({ name: 'sec-es256', env: keysEnv([keyA], keyA) });
+    stack = await startStack({ inProcess: true, name: 'sec-es256', env: keysEnv([keyA], keyA) });
     victim = (await fullLogin(stack.url)).login;
     claims = decodeJwt(victim.token);
     expect(headerOf(victim.token)).to.deep.equal({ alg: 'ES256', typ: 'JWT', kid: keyA.kid });
@@ -98,7 +98,7 @@ describe('security: asymmetric tokens, JWKS and key rotation', function () {
     await restartWeb(keysEnv([keyA, keyB], keyB));
     const oldWorker = stack.workers.shift()!;
     await stack.addWorker(keysEnv([keyA, keyB], keyB));
-    await stopProcess(oldWorker);
+    await oldWorker.stop();
     expect((await profile(victim.token)).status, 'a token signed before the rotation').to.equal(200);
     const fresh = (await fullLogin(stack.url)).login;
     expect(headerOf(fresh.token).kid).to.equal(keyB.kid);
@@ -119,13 +119,13 @@ describe('security: asymmetric tokens, JWKS and key rotation', function () {
 });
 
 describe('security: a key generated at first start is shared through Redis', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   after(async function () {
     await stack?.stop();
   });
 
   it('two web nodes and a worker started together agree on one key; tokens verify on either node', async function () {
-    stack = await startStack({ name: 'sec-genkey', webs: 2, workers: 1, env: { JWT_ALGORITHM: 'EdDSA' } });
+    stack = await startStack({ inProcess: true, name: 'sec-genkey', webs: 2, workers: 1, env: { JWT_ALGORITHM: 'EdDSA' } });
     const [a, b] = await Promise.all(stack.webs.map((w) => get(w.url, '/.well-known/jwks.json')));
     const keys = a!.body.keys as Array<{ kid: string; alg: string; crv: string }>;
     expect(keys).to.have.length(1);

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { expect } from 'chai';
 import { get, request, type JsonResponse } from '../helpers/http.js';
-import { startStack, type ServiceProcess, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessNode, type InProcessStack } from '../helpers/processes.js';
 
 const ALLOWED = 'https://app.example.com';
 const OTHER = 'https://evil.example.net';
@@ -9,12 +9,12 @@ const OTHER = 'https://evil.example.net';
 const INTERNALS = /\bat [\w.<>]+ \(|node_modules|\/dist\/|\.[jt]s:\d+|SyntaxError|TypeError|RangeError|ReplyError|ERR_[A-Z_]+|Unexpected token/;
 
 describe('security: response headers, CORS allowlist, no internals in answers', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   /** a web node of the same deployment with CORS_ORIGINS unset (the default) */
-  let closed: ServiceProcess;
+  let closed: InProcessNode;
 
   before(async function () {
-    stack = await startStack({ name: 'sec-headers', workers: 0, env: { CORS_ORIGINS: `${ALLOWED}, https://admin.example.com` } });
+    stack = await startStack({ inProcess: true, name: 'sec-headers', workers: 0, env: { CORS_ORIGINS: `${ALLOWED}, https://admin.example.com` } });
     closed = await stack.addWeb({ CORS_ORIGINS: '' });
   });
   after(async function () {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomEmoji, randomPhone, randomPin, sendChat, type LoginBody } from '../helpers/flow.js';
 import { eventually, request, type JsonResponse } from '../helpers/http.js';
-import { RELAXED_LIMITS, startStack, type ServiceProcess, type Stack } from '../helpers/processes.js';
+import { RELAXED_LIMITS, startStack, type InProcessNode, type InProcessStack } from '../helpers/processes.js';
 import { freshIp, postFrom, queuesIdle } from './client.js';
 import { expectError, expectRateLimited } from './expect-error.js';
 
@@ -36,9 +36,9 @@ function tally(answers: JsonResponse[]): Record<string, number> {
 }
 
 describe('security: an attacker script against the login ceremony (two web nodes, one worker)', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   /** a node of the same deployment that draws every emoji string and wants strong PINs (the production defaults) */
-  let strict: ServiceProcess;
+  let strict: InProcessNode;
   const attackerPhone = randomPhone();
   /** every login body any attacker request ever received */
   const stolen: LoginBody[] = [];
@@ -50,6 +50,7 @@ describe('security: an attacker script against the login ceremony (two web nodes
 
   before(async function () {
     stack = await startStack({
+      inProcess: true,
       name: 'sec-oracle',
       webs: 2,
       workers: 1,

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { generateKeyMaterial, privateJwk } from '../../src/key-material.js';
 import { randomEmoji, randomPhone, randomPin, sendChat } from '../helpers/flow.js';
 import { eventually, post } from '../helpers/http.js';
-import { startStack, stopProcess, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 
 const KEY_A = 'pin-hash-key-A-0123456789abcdef0123456789';
 const KEY_B = 'pin-hash-key-B-0123456789abcdef0123456789';
@@ -13,19 +13,19 @@ const KEY_B = 'pin-hash-key-B-0123456789abcdef0123456789';
  */
 describe('security: PIN-hash key independent of signing keys, rotatable with a grace period', function () {
   this.timeout(90000);
-  let stack: Stack;
+  let stack: InProcessStack;
   const signing = generateKeyMaterial('ES256');
   const otherSigning = generateKeyMaterial('ES256');
   const keysEnv = (k: typeof signing) => ({ JWT_KEYS: JSON.stringify([privateJwk(k)]) });
   const restartWeb = async (env: Record<string, string>): Promise<void> => {
     const old = stack.webs.shift()!;
     await stack.addWeb(env);
-    await stopProcess(old);
+    await old.stop();
   };
   const check = (pin: string) => post(stack.url, '/check-login', { pin });
 
   before(async function () {
-    stack = await startStack({ name: 'sec-pinhash', env: { CHAT_REPLIES: 'false', PIN_HASH_KEY: KEY_A, ...keysEnv(signing) } });
+    stack = await startStack({ inProcess: true, name: 'sec-pinhash', env: { CHAT_REPLIES: 'false', PIN_HASH_KEY: KEY_A, ...keysEnv(signing) } });
   });
   after(async function () {
     await stack?.stop();

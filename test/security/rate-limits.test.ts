@@ -3,7 +3,7 @@ import type { Socket } from 'socket.io-client';
 import { randomPhone, randomPin, randomEmoji, sendChat } from '../helpers/flow.js';
 import { startMockGateway, type MockGateway } from '../helpers/gateway.js';
 import { request } from '../helpers/http.js';
-import { RELAXED_LIMITS, startStack, type ServiceProcess, type Stack } from '../helpers/processes.js';
+import { RELAXED_LIMITS, startStack, type InProcessNode, type InProcessStack } from '../helpers/processes.js';
 import { connectSocket, freshIp, loginFrom, newRegistration, postFrom, queuesIdle } from './client.js';
 import { expectRateLimited } from './expect-error.js';
 
@@ -14,14 +14,15 @@ const D = { register: 30, check: 120, unknown: 30, send: 30, reply: 5, socket: 2
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe('security: rate limits at their defaults, on real processes', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
   let gateway: MockGateway;
   /** a second web node of the same deployment that does not trust X-Forwarded-For */
-  let untrusted: ServiceProcess;
+  let untrusted: InProcessNode;
 
   before(async function () {
     gateway = await startMockGateway();
     stack = await startStack({
+      inProcess: true,
       name: 'sec-limits',
       env: {
         ...SERVICE_DEFAULTS,

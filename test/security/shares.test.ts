@@ -4,7 +4,7 @@ import net from 'node:net';
 import { expect } from 'chai';
 import { evolutionMessage } from '../helpers/gateway.js';
 import { eventually } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { sign } from '../messaging/support.js';
 
 const HMAC_SECRET = 'shares-hmac-secret-0123456789abcdef0123';
@@ -73,11 +73,12 @@ const within = <T>(p: Promise<T>, ms: number): Promise<T | 'held'> =>
  */
 describe("security: shares strangers can't take (production settings)", function () {
   this.timeout(120_000);
-  let stack: Stack;
+  let stack: InProcessStack;
   let port: number;
 
   before(async function () {
     stack = await startStack({
+      inProcess: true,
       name: 'shares',
       webs: 1,
       workers: 0,

@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ensureChromium, launch } from '../demo/browser.js';
 import { request } from '../helpers/http.js';
 import { randomPhone, randomPin } from '../helpers/flow.js';
-import { ROOT, startStack, type Stack } from '../helpers/processes.js';
+import { ROOT, startStack, type InProcessStack } from '../helpers/processes.js';
 import { postChat } from '../ops/support.js';
 import { client, connected, type TestClient } from '../realtime/clients.js';
 import { freshIp } from './client.js';
@@ -81,7 +81,7 @@ interface PageLog {
 
 describe('security: sockets obey the origin policy, and one network holds a bounded number of them', function () {
   this.timeout(120000);
-  let stack: Stack;
+  let stack: InProcessStack;
   let browser: Browser | undefined;
   let pages: http.Server;
   let LISTED = '';
@@ -95,6 +95,7 @@ describe('security: sockets obey the origin policy, and one network holds a boun
     LISTED = `http://listed.example:${port}`;
     FOREIGN = `http://evil.example:${port}`;
     stack = await startStack({
+      inProcess: true,
       name: 'sec-socket-origin',
       webs: 2,
       workers: 1,

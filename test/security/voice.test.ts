@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { outboundOf, startMockGateway, type MockGateway } from '../helpers/gateway.js';
 import { eventually, post } from '../helpers/http.js';
 import { randomPhone, type LoginBody } from '../helpers/flow.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { collectLogin, postChat, registerPin } from '../ops/support.js';
 import { expectError } from './expect-error.js';
 
@@ -17,13 +17,14 @@ const digits = (phone: string): string => phone.replace(/^\+/, '');
 
 describe("security: the service's voice (send-message, the chat question and its YES)", function () {
   this.timeout(60000);
-  let stack: Stack;
+  let stack: InProcessStack;
   let gw: MockGateway;
 
   before(async function () {
     this.timeout(60000);
     gw = await startMockGateway();
     stack = await startStack({
+      inProcess: true,
       name: 'sec-voice',
       webs: 2,
       workers: 1,

@@ -6,7 +6,7 @@ import { QUEUE } from '../../src/queues/jobs.js';
 import { randomEmoji, randomPhone, randomPin, type LoginBody } from '../helpers/flow.js';
 import { evolutionMessage } from '../helpers/gateway.js';
 import { eventually, post, request, type JsonResponse } from '../helpers/http.js';
-import { startStack, type Stack } from '../helpers/processes.js';
+import { startStack, type InProcessStack } from '../helpers/processes.js';
 import { testRedis } from '../helpers/redis.js';
 import { queuesIdle } from './client.js';
 import { expectError } from './expect-error.js';
@@ -14,10 +14,10 @@ import { expectError } from './expect-error.js';
 const SECRET = 'webhook-secret-for-the-security-suite';
 
 describe('security: the webhook vouches for phones, so it is signed and replays do nothing', function () {
-  let stack: Stack;
+  let stack: InProcessStack;
 
   before(async function () {
-    stack = await startStack({ name: 'sec-webhook', env: { WEBHOOK_SECRET: SECRET } });
+    stack = await startStack({ inProcess: true, name: 'sec-webhook', env: { WEBHOOK_SECRET: SECRET } });
   });
   after(async function () {
     await stack?.stop();

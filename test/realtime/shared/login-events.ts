@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomEmoji, randomPhone, randomPin, sendChat } from '../../helpers/flow.js';
 import { get, post } from '../../helpers/http.js';
 import { connected, sleep, type TestClient } from '../clients.js';
-import type { Stack } from '../../helpers/processes.js';
+import type { ServiceNode, Stack } from '../../helpers/processes.js';
 import { testRedis } from '../../helpers/redis.js';
 
 interface Registered {
@@ -18,7 +18,7 @@ interface AuthSuccess {
 }
 
 /** The login events, on a stack of three web nodes and a worker. */
-export function loginEvents(stack: () => Stack): void {
+export function loginEvents(stack: () => Stack<ServiceNode>): void {
   describe('login events', function () {
     const clients: TestClient[] = [];
     const open = async (node: number): Promise<TestClient> => {

@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { randomEmoji, randomPhone, randomPin, sendChat } from '../../helpers/flow.js';
 import { connected, inBatches, sleep, type TestClient } from '../clients.js';
-import type { Stack } from '../../helpers/processes.js';
+import type { ServiceNode, Stack } from '../../helpers/processes.js';
 
 /** four batches: each node holds many sockets at once while webhooks cross to another node (500 asserted nothing more) */
 const CLIENTS = 200;
 const BATCH = 50;
 
 /** Many clients at once, spread over the stack's web nodes. */
-export function manyClients(stack: () => Stack): void {
+export function manyClients(stack: () => Stack<ServiceNode>): void {
   describe(`${CLIENTS} concurrent clients`, function () {
     let clients: TestClient[] = [];
     after(() => {
