@@ -85,8 +85,9 @@ describe('faults: Redis full, read-only, slow or gone → 503, never 500', funct
     expect((await get(f.stack.url, '/profile', login.token)).status).to.equal(200);
   });
 
-  it('DEBUG SLEEP (Redis stalls 3 s): requests meanwhile get 503, then all is well', async function () {
-    const sleeping = admin.call('DEBUG', 'SLEEP', '3');
+  it('DEBUG SLEEP (Redis stalls 6 s): requests meanwhile get 503, then all is well', async function () {
+    // long enough that a loaded machine still gets every request to the web node while Redis sleeps
+    const sleeping = admin.call('DEBUG', 'SLEEP', '6');
     await new Promise((r) => setTimeout(r, 100));
     const [health, ...answers] = await Promise.all([
       get(f.stack.url, '/health'),

@@ -119,7 +119,7 @@ describe('core unit: config', function () {
       let out = '';
       child.stdout.on('data', (b: Buffer) => (out += b.toString()));
       child.stderr.on('data', (b: Buffer) => (out += b.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
       child.on('exit', (code) => {
         clearTimeout(timer);
         resolve({ code, out });
