@@ -6,6 +6,7 @@ import { startWeb } from '../../src/bin/web-role.js';
 import { startWorker } from '../../src/bin/worker-role.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { captureOutput, type CapturedOutput } from './output.js';
 import { freePort } from './processes.js';
 import { REDIS_URL } from './redis.js';
 
@@ -29,39 +30,16 @@ export interface InProcessNode extends ServiceNode {
   stop(): Promise<void>;
 }
 
-/** Collects what a logger writes, and tells the waiters of each new line. */
-function captured(): { stream: Writable; text(): string; waitFor(pattern: RegExp, timeoutMs: number, what: string): Promise<void> } {
-  let out = '';
-  const listeners = new Set<() => void>();
+/** What a logger writes, into a capture. */
+function captured(): CapturedOutput & { stream: Writable } {
+  const out = captureOutput();
   const stream = new Writable({
     write(chunk: Buffer | string, _enc, done) {
-      out += chunk.toString();
-      if (out.length > 2_000_000) out = out.slice(-1_000_000);
-      for (const l of listeners) l();
+      out.append(chunk.toString());
       done();
     },
   });
-  return {
-    stream,
-    text: () => out,
-    waitFor(pattern, timeoutMs, what) {
-      return new Promise((resolve, reject) => {
-        const check = (): void => {
-          if (pattern.test(out)) {
-            listeners.delete(check);
-            clearTimeout(timer);
-            resolve();
-          }
-        };
-        const timer = setTimeout(() => {
-          listeners.delete(check);
-          reject(new Error(`${what} did not log ${pattern} in ${timeoutMs} ms. Output:\n${out.slice(-3000)}`));
-        }, timeoutMs);
-        listeners.add(check);
-        check();
-      });
-    },
-  };
+  return { ...out, stream };
 }
 
 /**

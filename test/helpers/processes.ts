@@ -5,6 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startInProcess, type InProcessNode, type ServiceNode } from './in-process.js';
+import { captureOutput } from './output.js';
 import { cleanPrefix, REDIS_URL, uniquePrefix } from './redis.js';
 
 export type { InProcessNode, ServiceNode } from './in-process.js';
@@ -90,13 +91,8 @@ export async function startProcess(role: 'web' | 'worker' | 'all', env: Record<s
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  const listeners = new Set<() => void>();
-  const onData = (b: Buffer): void => {
-    out += b.toString('utf8');
-    if (out.length > 2_000_000) out = out.slice(-1_000_000);
-    for (const l of listeners) l();
-  };
+  const out = captureOutput();
+  const onData = (b: Buffer): void => out.append(b.toString('utf8'));
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -105,33 +101,10 @@ export async function startProcess(role: 'web' | 'worker' | 'all', env: Record<s
     child,
     port,
     url: `http://127.0.0.1:${port}`,
-    output: () => out,
+    output: () => out.text(),
     exited,
     // generous: on a loaded 2-core machine a node process can take 20 s and more to start
-    waitForOutput(pattern, timeoutMs = 60000) {
-      return new Promise((resolve, reject) => {
-        const check = (): void => {
-          if (pattern.test(out)) {
-            listeners.delete(check);
-            clearTimeout(timer);
-            resolve();
-          }
-        };
-        const timer = setTimeout(() => {
-          listeners.delete(check);
-          reject(new Error(`${role} did not print ${pattern} in ${timeoutMs} ms. Output:\n${out.slice(-3000)}`));
-        }, timeoutMs);
-        listeners.add(check);
-        void exited.then(() => {
-          if (!pattern.test(out)) {
-            listeners.delete(check);
-            clearTimeout(timer);
-            reject(new Error(`${role} exited before printing ${pattern}. Output:\n${out.slice(-3000)}`));
-          }
-        });
-        check();
-      });
-    },
+    waitForOutput: (pattern, timeoutMs = 60000) => out.waitFor(pattern, timeoutMs, role, exited),
   };
   try {
     await proc.waitForOutput(role === 'worker' ? /workers started/ : /web listening/);
