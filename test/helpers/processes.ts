@@ -221,8 +221,11 @@ async function makeStack<N extends ServiceNode>(
       return w;
     },
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      await Promise.all([...stack.webs, ...stack.workers].map((n) => stopNode(n, signal)));
+      // every node is stopped and the keys go even when one stop fails (its error is still the caller's)
+      const stopped = await Promise.allSettled([...stack.webs, ...stack.workers].map((n) => stopNode(n, signal)));
       await cleanPrefix(prefix);
+      const failed = stopped.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
     },
   };
   // Wait for every start to settle, so a failure never leaves a node still starting behind.

@@ -21,6 +21,10 @@ export async function startServices(name: string, env: Record<string, string>): 
 /** Closes what startServices opened and deletes its keys. */
 export async function stopServices(services: Services | undefined): Promise<void> {
   if (!services) return;
-  await services.close();
-  await cleanPrefix(services.keys.prefix);
+  try {
+    await services.close();
+  } finally {
+    // the keys go even when closing failed
+    await cleanPrefix(services.keys.prefix);
+  }
 }
