@@ -5,7 +5,7 @@ import { randomPin } from '../helpers/flow.js';
 import { eventually, get, post, request } from '../helpers/http.js';
 import { evolutionChat, PRODUCTION_ENV } from '../helpers/production.js';
 import { startStack, type InProcessStack } from '../helpers/processes.js';
-import { axeViolations, ensureChromium, launch, shot, watchForeignRequests, watchProblems } from '../demo/browser.js';
+import { axeViolations, chromiumOrSkip, launch, shot, watchForeignRequests, watchProblems } from '../demo/browser.js';
 
 /**
  * The operator console at /admin in Chromium against a production deployment (a web node and a
@@ -74,12 +74,7 @@ describe('console: the operator console at /admin in Chromium, against a product
   let brunoLogin: Awaited<ReturnType<typeof appLogin>>;
 
   before(async function () {
-    this.timeout(900000); // a first run may install Chromium with apt-get
-    const missing = ensureChromium();
-    if (missing) {
-      console.warn(`skipping browser tests: ${missing}`);
-      this.skip();
-    }
+    chromiumOrSkip(this);
     [stack, browser] = await Promise.all([
       startStack({
         inProcess: true,

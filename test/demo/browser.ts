@@ -18,6 +18,16 @@ export function ensureChromium(): string | undefined {
   return ensureDebianPackages([CHROMIUM], ['chromium']);
 }
 
+/** For a before hook: Chromium installed when missing (a first run may take minutes with apt-get), else the hook's tests skipped with the reason. */
+export function chromiumOrSkip(ctx: Mocha.Context): void {
+  ctx.timeout(900000);
+  const missing = ensureChromium();
+  if (missing) {
+    console.warn(`skipping browser tests: ${missing}`);
+    ctx.skip();
+  }
+}
+
 /** `extraArgs`: more Chromium switches (e.g. `--host-resolver-rules` for pages on made-up hosts). */
 export async function launch(extraArgs: string[] = []): Promise<Browser> {
   process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = '1';

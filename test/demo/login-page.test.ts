@@ -9,7 +9,7 @@ import { randomPhone } from '../helpers/flow.js';
 import { request } from '../helpers/http.js';
 import { evolutionChat, PRODUCTION_ENV } from '../helpers/production.js';
 import { ROOT, startStack, type InProcessStack } from '../helpers/processes.js';
-import { axeViolations, emojiPixels, ensureChromium, launch, shot, watchForeignRequests, watchProblems, type EmojiPixels } from './browser.js';
+import { axeViolations, emojiPixels, chromiumOrSkip, launch, shot, watchForeignRequests, watchProblems, type EmojiPixels } from './browser.js';
 
 /** Contrast ratio of an element's text against its background (WCAG formula), computed in the page. */
 async function contrast(page: Page, selector: string): Promise<number> {
@@ -120,12 +120,7 @@ describe('demo: the login page at / in Chromium, against a production deployment
   let expired: Promise<void>;
 
   before(async function () {
-    this.timeout(900000); // a first run may install Chromium with apt-get
-    const missing = ensureChromium();
-    if (missing) {
-      console.warn(`skipping browser tests: ${missing}`);
-      this.skip();
-    }
+    chromiumOrSkip(this);
     // started as docs/operations.md says: a web node and a worker from the Procfile lines, production defaults
     [stack, browser] = await Promise.all([
       startStack({

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { expect } from 'chai';
 import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
-import { axeViolations, emojiPixels, ensureChromium, launch, shot, watchForeignRequests, watchProblems } from '../demo/browser.js';
+import { axeViolations, emojiPixels, chromiumOrSkip, launch, shot, watchForeignRequests, watchProblems } from '../demo/browser.js';
 import { randomPhone } from '../helpers/flow.js';
 import { evolutionChat, PRODUCTION_ENV } from '../helpers/production.js';
 import { freePort, startStack, type InProcessStack } from '../helpers/processes.js';
@@ -54,12 +54,7 @@ describe('oidc: the login page of an OpenID sign-in, in Chromium, production set
   let expiry: ReturnType<typeof watchExpiry>;
 
   before(async function () {
-    this.timeout(900000);
-    const missing = ensureChromium();
-    if (missing) {
-      console.warn(`skipping browser tests: ${missing}`);
-      this.skip();
-    }
+    chromiumOrSkip(this);
     app = await startApp();
     callback = `${app.url}/callback`;
     const port = await freePort();

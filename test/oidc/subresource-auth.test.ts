@@ -2,7 +2,7 @@ import http from 'node:http';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import type { Browser } from 'playwright-core';
-import { ensureChromium, launch } from '../demo/browser.js';
+import { chromiumOrSkip, launch } from '../demo/browser.js';
 import type { Stack } from '../helpers/processes.js';
 import { eventually } from '../helpers/http.js';
 import { testRedis } from '../helpers/redis.js';
@@ -39,12 +39,7 @@ describe('oidc: cross-site subresource loads of /oidc/auth spend no sign-in budg
   let evilUrl: string;
 
   before(async function () {
-    this.timeout(900000);
-    const missing = ensureChromium();
-    if (missing) {
-      console.warn(`skipping browser tests: ${missing}`);
-      this.skip();
-    }
+    chromiumOrSkip(this);
     let issuer: string;
     let chat: Chat;
     ({ stack, issuer, chat } = await startProductionOidc('oidc-subresource', { RATE_OIDC_AUTHORIZE_PER_MINUTE: String(BUDGET) }));
