@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { request } from '../helpers/http.js';
 import { freePort, ROOT } from '../helpers/processes.js';
-import { cleanPrefix, uniquePrefix } from '../helpers/redis.js';
+import { cleanMatching, cleanPrefix, uniquePrefix } from '../helpers/redis.js';
 
 /** The README's first shell block: the quick start, one command per line, comments dropped. */
 function quickStart(): string[] {
@@ -90,6 +90,15 @@ const stopGroup = async (child: ChildProcess): Promise<void> => {
   process.kill(-child.pid!, 'SIGTERM');
   const hard = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 30000);
   await exited;
+  // and every process of the group is gone (mocha's workers, the services they started)
+  for (let alive = true; alive; ) {
+    try {
+      process.kill(-child.pid!, 0);
+      await new Promise((r) => setTimeout(r, 50));
+    } catch {
+      alive = false;
+    }
+  }
   clearTimeout(hard);
 };
 
@@ -205,13 +214,16 @@ describe("ops: the README's quick start, verbatim, on a fresh clone", function (
   it('`npm test` builds and its tests start passing (stopped after the first ones: the suite itself is this run)', async function () {
     await stopGroup(service!.child);
     service = undefined;
-    const run = sh(quickStart()[1]!, dir, {});
+    // its suite's prefixes under a root of their own: stopped half-way, its tests leave keys
+    const root = `${prefix}-suite`;
+    const run = sh(quickStart()[1]!, dir, { TEST_PREFIX_ROOT: root });
     try {
       await run.until(/(✔.*\n[\s\S]*){2}/, 360000);
       const failed = /^\s+\d+\) [\s\S]*/m.exec(run.output());
       expect(run.output(), `a failing test:\n${failed?.[0].slice(0, 3000)}`).to.not.match(/^\s+\d+\) /m);
     } finally {
       await stopGroup(run.child);
+      await cleanMatching(`${root}-*`);
     }
   });
 
