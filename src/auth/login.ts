@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Keys } from '../redis/keys.js';
 import type { Scripts } from '../redis/scripts.js';
 import type { InboundJob } from '../chat/message.js';
-import { chatIntent, isCommand } from '../chat/intent.js';
+import { chatIntent, isCommand, type ChatIntent } from '../chat/intent.js';
 import { identitiesOf, identityState } from '../identity/identities.js';
 import { LoginChain } from './login-chain.js';
 import { emojiHash } from '../registrations/emoji.js';
@@ -123,11 +123,11 @@ export class LoginProcessor {
     this.chain = chain ?? new LoginChain(scripts, keys, settings.stepwise ?? false);
   }
 
-  async process(job: InboundJob): Promise<LoginOutcome> {
+  /** `intent`: what the message's text says, when the caller has read it already. */
+  async process(job: InboundJob, intent: ChatIntent = chatIntent(job.message.text)): Promise<LoginOutcome> {
     const { message, nonce } = job;
     const ids = identitiesOf(message);
     if (ids.length === 0) return { outcome: 'no-identity' };
-    const intent = chatIntent(message.text);
     const renumber = message.numberChanged === true && (message.phone !== null || message.newUserId !== undefined);
     if (!renumber && intent.kind === 'stop') {
       const { userId, sessions } = await this.sessions.endAllOfSender(ids, { client: message.channel });

@@ -184,9 +184,9 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
       }
       return 'sender-slowed';
     }
-    const intent = message.numberChanged === true ? undefined : chatIntent(message.text);
-    if (intent !== undefined && isCommand(intent)) return command(job, message, intent);
-    const result = await logins.process({ ...job.data, message });
+    const intent = chatIntent(message.text);
+    if (message.numberChanged !== true && isCommand(intent)) return command(job, message, intent);
+    const result = await logins.process({ ...job.data, message }, intent);
     hooks.onOutcome?.(result.outcome, job.data);
     const meta = { jobId: job.id, channel: message.channel, edit: message.editOf !== undefined || undefined };
     const client = message.channel ?? config.defaultChannel;
@@ -202,7 +202,7 @@ export function inboundProcessor(services: InboundServices, notifier: Notifier, 
         const userId = result.result.user.id;
         log.info('login', { pinId: result.pinId, userId, ...meta });
         const { origin } = result;
-        const answered = chatIntent(message.text).kind === 'yes';
+        const answered = intent.kind === 'yes';
         await audit(
           ...(answered ? [{ type: 'confirmation.answered', userId, ipGroup: origin.ip, detail: { pinId: result.pinId, answer: 'yes' } } as const] : []),
           { type: 'login.succeeded', userId, ipGroup: origin.ip, detail: { pinId: result.pinId, device: origin.device, confirmed: answered } },
