@@ -85,6 +85,9 @@ export class AppError extends Error {
  */
 export type RedisFault = 'unreachable' | 'timeout' | 'out-of-memory' | 'read-only' | 'loading' | 'persistence-failing' | 'busy';
 
+/** A pattern matching any of the phrases, each taken literally. */
+const anyOf = (...phrases: string[]): RegExp => new RegExp(phrases.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+
 const FAULT_PATTERNS: [RegExp, RedisFault][] = [
   [/Command timed out|Socket timeout/, 'timeout'],
   [/^OOM |OOM command not allowed/, 'out-of-memory'],
@@ -97,7 +100,34 @@ const FAULT_PATTERNS: [RegExp, RedisFault][] = [
   [/^BUSY|TRYAGAIN|CLUSTERDOWN|Too many Cluster redirections|^MOVED |^ASK |max number of clients/, 'busy'],
   // the connection is gone, going, or never came (one server, Sentinel, cluster, TLS)
   [
-    /Stream isn't writeable|enableOfflineQueue|Connection is closed|Connection is aborted|Connection is discarded|Command aborted due to connection close|Connection ended before ready|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|socket hang up|secure TLS connection|Reached the max retries|Redis not ready|All sentinels are unreachable|Failed to refresh slots cache|None of startup nodes|No master node is available|Cluster is disconnect|No sharded subscriber|No subscriber for the cluster/,
+    anyOf(
+      "Stream isn't writeable",
+      'enableOfflineQueue',
+      'Connection is closed',
+      'Connection is aborted',
+      'Connection is discarded',
+      'Command aborted due to connection close',
+      'Connection ended before ready',
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPIPE',
+      'EHOSTUNREACH',
+      'ENETUNREACH',
+      'ENOTFOUND',
+      'EAI_AGAIN',
+      'socket hang up',
+      'secure TLS connection',
+      'Reached the max retries',
+      'Redis not ready',
+      'All sentinels are unreachable',
+      'Failed to refresh slots cache',
+      'None of startup nodes',
+      'No master node is available',
+      'Cluster is disconnect',
+      'No sharded subscriber',
+      'No subscriber for the cluster',
+    ),
     'unreachable',
   ],
 ];
