@@ -7,9 +7,10 @@ import { IDEMPOTENCY_HEADER, IdempotencyKeys } from '../idempotency.js';
 /**
  * POST /register-pin `{pin, emojiString?, idempotencyKey?}` → `{success, message, pinId,
  * expiresIn, emojiString, whatsappNumber?}` (the emoji string to show: the client's own, or the
- * one the server drew; the number to send it to, when one is configured). The `Idempotency-Key` header, when sent, takes the place of the body's key. Budgets and
- * the no-oracle rules live in the registration script (src/redis/scripts/register.lua): a
- * decoy's answer looks like any other, and only real registrations are logged.
+ * one the server drew; the number to send it to, when one is configured). The
+ * `Idempotency-Key` header, when sent, takes the place of the body's key. Budgets and the
+ * no-oracle rules live in the registration script (src/redis/scripts/register.lua): a decoy's
+ * answer looks like any other, and only real registrations are logged.
  */
 export function registerPin({ registrations, health }: Pick<Services, 'registrations' | 'health'>) {
   return async (ctx: AppContext): Promise<void> => {
