@@ -139,7 +139,7 @@ describe('benchmark report (smoke sizes)', function () {
       // every measured login is split into its legs. Their ends are read by different processes'
       // clocks (a fraction of a millisecond apart), and the worker publishes auth-success before
       // it marks the job finished, so a short leg can read slightly below 0: each is a number
-      expect(p.legs.jobs, `${p.rate}/s legs`).to.be.greaterThan(0);
+      expect(p.legs.jobs, `${p.rate}/s legs of ${p.clients} logins: ${JSON.stringify(p)}`).to.be.greaterThan(0);
       for (const leg of [p.legs.accept, p.legs.intake, p.legs.queued, p.legs.worker, p.legs.delivery]) expect(leg.p50).to.satisfy(Number.isFinite);
       // the machine's price of a hop, read beside the step
       expect(p.redisRtt.p50, `${p.rate}/s round trip`).to.be.greaterThan(0).and.at.most(p.redisRtt.p99);

@@ -103,6 +103,8 @@ async function latencyCurve(ctx: BenchContext): Promise<LatencyPoint[]> {
 async function latencyStep(ctx: BenchContext, pool: SocketPool, rate: number): Promise<LatencyPoint> {
   const run = await openLoop(ctx, servicePath(ctx), pool, rate, ctx.sizes.loginSeconds, ctx.sizes.loginWarmupSeconds);
   const { step, sentAt, byClient, t0, warmupMs, index } = run;
+  // a worker announces a login before BullMQ marks its job finished: the legs are read once every job of the step is
+  await ctx.stack.inbound.idle(ctx.sizes.drainTimeoutMs);
   return {
     ...step,
     bySecond: perSecond(sentAt, byClient, t0),
