@@ -16,9 +16,9 @@ import type { Scripts } from '../redis/scripts.js';
  * Three keys on one slot (`{d}`, keys.ts): user ids scored by creation time, name entries
  * `<folded name>\0<user id>` in a lex sorted set, and each person's entries (so a rename or an
  * erase takes the old ones out). The worker indexes an account when a sign-in makes it
- * (queues/workers/inbound.ts; idempotent), and `backfill` indexes every account once (the worker runs it at start
- * until it has finished once; `directoryBackfilled`). An entry whose record is gone is skipped
- * and dropped when read.
+ * (queues/workers/inbound.ts; idempotent), and `backfill` indexes every account once (the
+ * worker runs it at start until it has finished once; `directoryBackfilled`). An entry whose
+ * record is gone is skipped and dropped when read.
  */
 
 /** A person as a list shows them. */
