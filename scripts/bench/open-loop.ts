@@ -3,7 +3,7 @@ import { webhookRequest, type BenchContext } from './context.js';
 import { isOk, send } from './load.js';
 import { emojiFor, phoneFor, pinFor } from './payloads.js';
 import { cpuMs } from './processes.js';
-import { benchRedis } from './redis.js';
+import { benchRedis, redisCpuMs } from './redis.js';
 import { closeAll, connectAll, inBatches, registerPin } from './sockets.js';
 import { now, round, sleep, summarise, type LatencySummary } from './stats.js';
 
@@ -24,6 +24,8 @@ export interface LoginPath {
   webhookUrl: string;
   /** the one worker process, whose CPU is counted */
   workerPid: number;
+  /** the path's web nodes, whose CPU is counted too */
+  webPids: number[];
   /** resolves once its queue has no job waiting or running */
   idle(timeoutMs: number): Promise<void>;
 }
@@ -74,11 +76,25 @@ export interface OpenLoopStep extends LatencySummary {
   /** worker CPU ms per login at this rate */
   workerCpuPerLogin: number;
   /**
+   * CPU ms per login of every process on the two cores during the step: the worker, both web
+   * nodes, Redis (INFO, the whole server) and the load generator (this process: webhooks,
+   * sockets), and their sum; 2,000 ÷ sum is the most logins/s the two cores could give
+   */
+  cpuPerLogin: CpuPerLogin;
+  /**
    * The machine's price of one hop at that moment: the load generator's own PING to the same
    * Redis every RTT_EVERY_MS during the step (warm-up left out). A login is several such hops
    * in a row (docs/benchmark.md), so this says whether a slow step was the code or the VM.
    */
   redisRtt: { p50: number; p99: number };
+}
+
+export interface CpuPerLogin {
+  worker: number;
+  webs: number;
+  redis: number;
+  load: number;
+  sum: number;
 }
 
 /** The step's figures and its raw samples (to pool rounds, or split logins into legs). */
@@ -150,6 +166,9 @@ export async function openLoop(
   const requests = ns.map((n) => webhookRequest(ctx, n));
   const interval = 1000 / rate;
   const cpuBefore = cpuMs(path.workerPid);
+  const websBefore = sumCpu(path.webPids);
+  const redisBefore = await redisCpuMs(pinger);
+  const loadBefore = process.cpuUsage();
   t0 = now();
   const wallStart = Date.now();
   let fired = 0;
@@ -172,11 +191,14 @@ export async function openLoop(
   });
   await Promise.race([everyone, sleep(10_000)]);
   pool.listen(() => undefined);
+  const workerCpuMs = cpuMs(path.workerPid) - cpuBefore;
+  const websCpuMs = sumCpu(path.webPids) - websBefore;
+  const loadCpu = process.cpuUsage(loadBefore);
+  const redisCpu = (await redisCpuMs(pinger)) - redisBefore;
   pinging = false;
   await pings;
   pinger.disconnect();
   const rtt = summarise(rtts);
-  const workerCpuMs = cpuMs(path.workerPid) - cpuBefore;
   const missing = count - received;
   const step: OpenLoopStep = {
     ...summarise(latencies),
@@ -188,7 +210,16 @@ export async function openLoop(
     webhookFailures,
     failureStatuses,
     workerCpuPerLogin: round(workerCpuMs / Math.max(1, received), 3),
+    cpuPerLogin: perLogin({ worker: workerCpuMs, webs: websCpuMs, redis: redisCpu, load: (loadCpu.user + loadCpu.system) / 1000 }, received),
     redisRtt: { p50: rtt.p50, p99: rtt.p99 },
   };
   return { step, latencies, rtts, workerCpuMs, received, sentAt, byClient, t0, wallStart, warmupMs, index };
+}
+
+const sumCpu = (pids: number[]): number => pids.reduce((a, pid) => a + cpuMs(pid), 0);
+
+/** Each process's CPU ms over a step, per login received. */
+function perLogin(ms: Omit<CpuPerLogin, 'sum'>, received: number): CpuPerLogin {
+  const per = (x: number): number => round(x / Math.max(1, received), 3);
+  return { worker: per(ms.worker), webs: per(ms.webs), redis: per(ms.redis), load: per(ms.load), sum: per(ms.worker + ms.webs + ms.redis + ms.load) };
 }

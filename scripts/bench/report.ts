@@ -9,6 +9,7 @@ import type { LoginFigures } from './scenarios/login.js';
 import type { CostMode, CostPoint } from './scenarios/login-cost.js';
 import type { MemoryFigures } from './scenarios/memory.js';
 import type { PathFigures, PipelineFigures, SustainSide } from './scenarios/pipeline.js';
+import type { CpuPerLogin } from './open-loop.js';
 import { round } from './stats.js';
 
 /**
@@ -160,6 +161,16 @@ export function rows(f: Figures): Row[] {
       const cpu = c.pipeline.workerCpuPerLogin > 0 ? round(c.service.workerCpuPerLogin / c.pipeline.workerCpuPerLogin, 2) : null;
       add(s, `worker CPU per login at ${c.rate}/s, service / pipeline`, cpu, `(${c.service.workerCpuPerLogin} / ${c.pipeline.workerCpuPerLogin} ms)`);
     }
+    // where the two cores go: every process's CPU a login, the sum bounding the rate they allow
+    for (const c of f.pipeline.rates) {
+      const sum = c.pipeline.cpuPerLogin.sum > 0 ? round(c.service.cpuPerLogin.sum / c.pipeline.cpuPerLogin.sum, 2) : null;
+      add(
+        s,
+        `CPU of every process per login at ${c.rate}/s, service / pipeline`,
+        sum,
+        `(worker / webs / Redis / load = sum: ${cpuSplit(c.service.cpuPerLogin)} against ${cpuSplit(c.pipeline.cpuPerLogin)} ms)`,
+      );
+    }
     const { service, pipeline, ratio, p99BoundMs } = f.pipeline.sustained;
     add(
       s,
@@ -244,6 +255,9 @@ export function rows(f: Figures): Row[] {
   }
   return out;
 }
+
+/** A step's CPU a login by process: "0.4 / 0.2 / 0.3 / 0.1 = 1" */
+const cpuSplit = (c: CpuPerLogin): string => `${n(c.worker)} / ${n(c.webs)} / ${n(c.redis)} / ${n(c.load)} = ${n(c.sum)}`;
 
 /** A sustained rate: "≥ 6,400" when the search ended still sustained, "—" when none was. */
 const sustainedText = (side: SustainSide): string => (side.rate === null ? '—' : `${side.capped ? '≥ ' : ''}${side.rate.toLocaleString('en')}`);
@@ -452,7 +466,7 @@ export function curveTables(f: Figures): string[] {
     out.push(
       `Rate one worker sustains (every login, every webhook accepted, the rate held, p99 ≤ ${p99BoundMs} ms): the steps of each search, in order\n` +
         textTable(
-          ['side', 'offered/s', 'achieved/s', 'p50 ms', 'p99 ms', 'missing / refused', 'sustained'],
+          ['side', 'offered/s', 'achieved/s', 'p50 ms', 'p99 ms', 'missing / refused', 'sustained', 'CPU ms a login: worker / webs / Redis / load = sum'],
           [...service.steps.map((st) => ['service', st] as const), ...pipeline.steps.map((st) => ['pipeline', st] as const)].map(([name, st]) => [
             name,
             n(st.rate),
@@ -461,6 +475,7 @@ export function curveTables(f: Figures): string[] {
             n(st.p99),
             `${st.missing} / ${st.webhookFailures}`,
             st.sustained ? 'yes' : 'no',
+            cpuSplit(st.cpuPerLogin),
           ]),
         ),
     );

@@ -68,20 +68,42 @@ interface PathFigures {
   count: number;
   missing: number;
   webhookFailures: number;
+  workerCpuPerLogin: number;
+  cpuPerLogin: CpuPerLogin;
   redisRtt: { p50: number; p99: number };
   rounds: Array<{ p50: number; p99: number }>;
+}
+
+/** Every process's CPU ms per login of a step (open-loop.ts). */
+interface CpuPerLogin {
+  worker: number;
+  webs: number;
+  redis: number;
+  load: number;
+  sum: number;
 }
 
 interface SustainSide {
   rate: number | null;
   capped: boolean;
-  steps: Array<{ rate: number; p99: number; missing: number; webhookFailures: number; sustained: boolean }>;
+  steps: Array<{ rate: number; p99: number; missing: number; webhookFailures: number; sustained: boolean; cpuPerLogin: CpuPerLogin }>;
 }
 
 /** The two sides of a figure compared with bare Koa. */
 interface Side {
   service: { ok: number; failed: number; cpuPerRequest: number; loadCpuPerRequest: number; redisCpuPerRequest: number | null };
   baseline: { ok: number; cpuPerRequest: number; loadCpuPerRequest: number; redisCpuPerRequest: number | null };
+}
+
+/**
+ * The parts of a step's CPU a login add up to its sum, which is more than nothing (a process's
+ * own share may read 0 at smoke sizes: /proc counts in 10 ms ticks).
+ */
+function cpuAdds(c: CpuPerLogin, what: string): void {
+  for (const k of ['worker', 'webs', 'redis', 'load'] as const) expect(c[k], `${what}: ${k}`).to.be.at.least(0);
+  expect(c.sum, what)
+    .to.be.greaterThan(0)
+    .and.closeTo(c.worker + c.webs + c.redis + c.load, 0.005);
 }
 
 describe('benchmark report (smoke sizes)', function () {
@@ -170,6 +192,9 @@ describe('benchmark report (smoke sizes)', function () {
         expect(side.rounds, `${name} at ${c.rate}/s`).to.have.length(1);
         expect(side.p50).to.be.greaterThan(0).and.at.most(side.p99);
         expect(side.redisRtt.p50, `${name} round trip`).to.be.greaterThan(0).and.at.most(side.redisRtt.p99);
+        cpuAdds(side.cpuPerLogin, `${name} at ${c.rate}/s`);
+        // the worker's share is the worker figure beside it (both over the same logins)
+        expect(side.cpuPerLogin.worker, `${name} at ${c.rate}/s`).to.be.closeTo(side.workerCpuPerLogin, 0.005);
       }
       // each round's ratio is its two steps' quotient; the figure is their median (smoke: the one round's)
       expect(c.roundRatios).to.have.length(1);
@@ -191,6 +216,7 @@ describe('benchmark report (smoke sizes)', function () {
         // sustained means every login arrived, every webhook was accepted and p99 stayed under the bound
         if (st.sustained) expect(st.missing + st.webhookFailures, `${name} at ${st.rate}/s`).to.equal(0);
         if (st.sustained) expect(st.p99, `${name} at ${st.rate}/s`).to.be.at.most(sustained.p99BoundMs);
+        cpuAdds(st.cpuPerLogin, `${name} at ${st.rate}/s`);
       }
       const ok = side.steps.filter((st) => st.sustained).map((st) => st.rate);
       expect(side.rate, name).to.equal(ok.length ? Math.max(...ok) : null);

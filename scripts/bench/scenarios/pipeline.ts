@@ -1,5 +1,5 @@
 import type { BenchContext } from '../context.js';
-import { openLoop, SocketPool, type LoginPath, type OpenLoopRun } from '../open-loop.js';
+import { openLoop, SocketPool, type CpuPerLogin, type LoginPath, type OpenLoopRun } from '../open-loop.js';
 import type { SimplePipeline } from '../simple-baseline.js';
 import { median, round, summarise } from '../stats.js';
 import { servicePath } from './login.js';
@@ -34,6 +34,8 @@ export interface PathFigures {
   missing: number;
   webhookFailures: number;
   workerCpuPerLogin: number;
+  /** every process's CPU per login over the rounds (open-loop.ts) */
+  cpuPerLogin: CpuPerLogin;
   /** the Redis round trip meanwhile, over all rounds */
   redisRtt: { p50: number; p99: number };
   /** each round's p50 and p99 */
@@ -58,6 +60,8 @@ export interface SustainStep {
   p99: number;
   missing: number;
   webhookFailures: number;
+  /** every process's CPU per login during the step (open-loop.ts) */
+  cpuPerLogin: CpuPerLogin;
   sustained: boolean;
 }
 
@@ -124,6 +128,7 @@ export async function pipeline(ctx: BenchContext): Promise<PipelineFigures> {
           p99: s.p99,
           missing: s.missing,
           webhookFailures: s.webhookFailures,
+          cpuPerLogin: s.cpuPerLogin,
           sustained,
         });
         ctx.log(`pipeline: ${name} at ${rate}/s → p50 ${s.p50} ms, p99 ${s.p99} ms${sustained ? '' : ' (not sustained)'}`);
@@ -145,6 +150,7 @@ function simplePath(simple: SimplePipeline): LoginPath {
     socketUrl: simple.urls[0]!,
     webhookUrl: simple.urls[1]!,
     workerPid: simple.worker!.pid,
+    webPids: simple.webs.map((w) => w.pid),
     idle: (ms) => simple.queue.idle(ms),
   };
 }
@@ -169,9 +175,16 @@ function overRounds(runs: OpenLoopRun[]): PathFigures {
     missing: runs.reduce((a, r) => a + r.step.missing, 0),
     webhookFailures: runs.reduce((a, r) => a + r.step.webhookFailures, 0),
     workerCpuPerLogin: round(runs.reduce((a, r) => a + r.workerCpuMs, 0) / Math.max(1, received), 3),
+    cpuPerLogin: pooledCpu(runs, received),
     redisRtt: { p50: rtt.p50, p99: rtt.p99 },
     rounds: runs.map((r) => ({ p50: r.step.p50, p99: r.step.p99 })),
   };
+}
+
+/** The rounds' CPU per login, each round weighted by the logins it received. */
+function pooledCpu(runs: OpenLoopRun[], received: number): CpuPerLogin {
+  const of = (k: keyof CpuPerLogin): number => round(runs.reduce((a, r) => a + r.step.cpuPerLogin[k] * r.received, 0) / Math.max(1, received), 3);
+  return { worker: of('worker'), webs: of('webs'), redis: of('redis'), load: of('load'), sum: of('sum') };
 }
 
 /**
