@@ -24,4 +24,4 @@ EXPOSE 3000
 # the web role's check; a worker container overrides it (docker-compose.yml: check.js worker)
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s CMD ["node", "dist/src/bin/check.js", "web"]
 # node is PID 1 and handles SIGTERM itself (graceful shutdown), so no shell wrapper
-CMD ["node", "--max-semi-space-size=2", "dist/src/bin/web.js"]
+CMD ["node", "--max-semi-space-size=8", "dist/src/bin/web.js"]

@@ -18,7 +18,7 @@ describe('ops: Heroku and Compose deployment files', function () {
   });
 
   it('has Procfile roles, a build Heroku runs on deploy, engines, and an app.json with Redis and both dynos', function () {
-    expect(procfileCommand('web')).to.deep.equal(['node', '--max-semi-space-size=2', 'dist/src/bin/web.js']);
+    expect(procfileCommand('web')).to.deep.equal(['node', '--max-semi-space-size=8', 'dist/src/bin/web.js']);
     expect(procfileCommand('worker')).to.deep.equal(['node', 'dist/src/bin/worker.js']);
     const pkg = JSON.parse(read('package.json')) as { engines?: { node?: string }; scripts: Record<string, string> };
     expect(pkg.engines?.node).to.be.a('string');
@@ -43,6 +43,6 @@ describe('ops: Heroku and Compose deployment files', function () {
       .and.to.match(/server web2:3000/);
     expect(read('Dockerfile'))
       .to.match(/npm run build/)
-      .and.to.match(/CMD \["node", "--max-semi-space-size=2", "dist\/src\/bin\/web\.js"\]/);
+      .and.to.match(/CMD \["node", "--max-semi-space-size=8", "dist\/src\/bin\/web\.js"\]/);
   });
 });
