@@ -24,8 +24,9 @@ export interface LoginPath {
   webhookUrl: string;
   /** the one worker process, whose CPU is counted */
   workerPid: number;
-  /** the path's web nodes, whose CPU is counted too */
-  webPids: number[];
+  /** the node holding the sockets and the one taking the webhooks (another), whose CPU is counted too */
+  socketPid: number;
+  webhookPid: number;
   /** resolves once its queue has no job waiting or running */
   idle(timeoutMs: number): Promise<void>;
 }
@@ -76,9 +77,10 @@ export interface OpenLoopStep extends LatencySummary {
   /** worker CPU ms per login at this rate */
   workerCpuPerLogin: number;
   /**
-   * CPU ms per login of every process on the two cores during the step: the worker, both web
-   * nodes, Redis (INFO, the whole server) and the load generator (this process: webhooks,
-   * sockets), and their sum; 2,000 ÷ sum is the most logins/s the two cores could give
+   * CPU ms per login of every process on the two cores during the step: the worker, the web
+   * node holding the sockets, the one taking the webhooks, Redis (INFO, the whole server) and the
+   * load generator (this process: webhooks, sockets), and their sum; 2,000 ÷ sum is the most
+   * logins/s the two cores could give
    */
   cpuPerLogin: CpuPerLogin;
   /**
@@ -91,7 +93,8 @@ export interface OpenLoopStep extends LatencySummary {
 
 export interface CpuPerLogin {
   worker: number;
-  webs: number;
+  socketNode: number;
+  webhookNode: number;
   redis: number;
   load: number;
   sum: number;
@@ -166,7 +169,9 @@ export async function openLoop(
   const requests = ns.map((n) => webhookRequest(ctx, n));
   const interval = 1000 / rate;
   const cpuBefore = cpuMs(path.workerPid);
-  const websBefore = sumCpu(path.webPids);
+  if (path.socketPid === path.webhookPid) throw new Error(`${path.name}: the sockets and the webhooks need two web nodes`);
+  const socketBefore = cpuMs(path.socketPid);
+  const webhookBefore = cpuMs(path.webhookPid);
   const redisBefore = await redisCpuMs(pinger);
   const loadBefore = process.cpuUsage();
   t0 = now();
@@ -192,7 +197,8 @@ export async function openLoop(
   await Promise.race([everyone, sleep(10_000)]);
   pool.listen(() => undefined);
   const workerCpuMs = cpuMs(path.workerPid) - cpuBefore;
-  const websCpuMs = sumCpu(path.webPids) - websBefore;
+  const socketCpuMs = cpuMs(path.socketPid) - socketBefore;
+  const webhookCpuMs = cpuMs(path.webhookPid) - webhookBefore;
   const loadCpu = process.cpuUsage(loadBefore);
   const redisCpu = (await redisCpuMs(pinger)) - redisBefore;
   pinging = false;
@@ -210,16 +216,18 @@ export async function openLoop(
     webhookFailures,
     failureStatuses,
     workerCpuPerLogin: round(workerCpuMs / Math.max(1, received), 3),
-    cpuPerLogin: perLogin({ worker: workerCpuMs, webs: websCpuMs, redis: redisCpu, load: (loadCpu.user + loadCpu.system) / 1000 }, received),
+    cpuPerLogin: perLogin(
+      { worker: workerCpuMs, socketNode: socketCpuMs, webhookNode: webhookCpuMs, redis: redisCpu, load: (loadCpu.user + loadCpu.system) / 1000 },
+      received,
+    ),
     redisRtt: { p50: rtt.p50, p99: rtt.p99 },
   };
   return { step, latencies, rtts, workerCpuMs, received, sentAt, byClient, t0, wallStart, warmupMs, index };
 }
 
-const sumCpu = (pids: number[]): number => pids.reduce((a, pid) => a + cpuMs(pid), 0);
-
 /** Each process's CPU ms over a step, per login received. */
 function perLogin(ms: Omit<CpuPerLogin, 'sum'>, received: number): CpuPerLogin {
   const per = (x: number): number => round(x / Math.max(1, received), 3);
-  return { worker: per(ms.worker), webs: per(ms.webs), redis: per(ms.redis), load: per(ms.load), sum: per(ms.worker + ms.webs + ms.redis + ms.load) };
+  const sum = ms.worker + ms.socketNode + ms.webhookNode + ms.redis + ms.load;
+  return { worker: per(ms.worker), socketNode: per(ms.socketNode), webhookNode: per(ms.webhookNode), redis: per(ms.redis), load: per(ms.load), sum: per(sum) };
 }

@@ -168,7 +168,7 @@ export function rows(f: Figures): Row[] {
         s,
         `CPU of every process per login at ${c.rate}/s, service / pipeline`,
         sum,
-        `(worker / webs / Redis / load = sum: ${cpuSplit(c.service.cpuPerLogin)} against ${cpuSplit(c.pipeline.cpuPerLogin)} ms)`,
+        `(${CPU_PARTS}: ${cpuSplit(c.service.cpuPerLogin)} against ${cpuSplit(c.pipeline.cpuPerLogin)} ms)`,
       );
     }
     const { service, pipeline, ratio, p99BoundMs } = f.pipeline.sustained;
@@ -256,8 +256,9 @@ export function rows(f: Figures): Row[] {
   return out;
 }
 
-/** A step's CPU a login by process: "0.4 / 0.2 / 0.3 / 0.1 = 1" */
-const cpuSplit = (c: CpuPerLogin): string => `${n(c.worker)} / ${n(c.webs)} / ${n(c.redis)} / ${n(c.load)} = ${n(c.sum)}`;
+/** A step's CPU a login by process: "0.3 / 0.1 / 0.2 / 0.3 / 0.1 = 1" */
+const cpuSplit = (c: CpuPerLogin): string => `${[c.worker, c.socketNode, c.webhookNode, c.redis, c.load].map(n).join(' / ')} = ${n(c.sum)}`;
+const CPU_PARTS = 'worker / socket node / webhook node / Redis / load = sum';
 
 /** A sustained rate: "≥ 6,400" when the search ended still sustained, "—" when none was. */
 const sustainedText = (side: SustainSide): string => (side.rate === null ? '—' : `${side.capped ? '≥ ' : ''}${side.rate.toLocaleString('en')}`);
@@ -466,7 +467,7 @@ export function curveTables(f: Figures): string[] {
     out.push(
       `Rate one worker sustains (every login, every webhook accepted, the rate held, p99 ≤ ${p99BoundMs} ms): the steps of each search, in order\n` +
         textTable(
-          ['side', 'offered/s', 'achieved/s', 'p50 ms', 'p99 ms', 'missing / refused', 'sustained', 'CPU ms a login: worker / webs / Redis / load = sum'],
+          ['side', 'offered/s', 'achieved/s', 'p50 ms', 'p99 ms', 'missing / refused', 'sustained', `CPU ms a login: ${CPU_PARTS}`],
           [...service.steps.map((st) => ['service', st] as const), ...pipeline.steps.map((st) => ['pipeline', st] as const)].map(([name, st]) => [
             name,
             n(st.rate),

@@ -77,7 +77,8 @@ interface PathFigures {
 /** Every process's CPU ms per login of a step (open-loop.ts). */
 interface CpuPerLogin {
   worker: number;
-  webs: number;
+  socketNode: number;
+  webhookNode: number;
   redis: number;
   load: number;
   sum: number;
@@ -100,10 +101,10 @@ interface Side {
  * own share may read 0 at smoke sizes: /proc counts in 10 ms ticks).
  */
 function cpuAdds(c: CpuPerLogin, what: string): void {
-  for (const k of ['worker', 'webs', 'redis', 'load'] as const) expect(c[k], `${what}: ${k}`).to.be.at.least(0);
+  for (const k of ['worker', 'socketNode', 'webhookNode', 'redis', 'load'] as const) expect(c[k], `${what}: ${k}`).to.be.at.least(0);
   expect(c.sum, what)
     .to.be.greaterThan(0)
-    .and.closeTo(c.worker + c.webs + c.redis + c.load, 0.005);
+    .and.closeTo(c.worker + c.socketNode + c.webhookNode + c.redis + c.load, 0.005);
 }
 
 describe('benchmark report (smoke sizes)', function () {

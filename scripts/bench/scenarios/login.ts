@@ -74,7 +74,8 @@ export function servicePath(ctx: BenchContext): LoginPath {
     // the sockets are on web-1; the chat messages arrive at the other node
     webhookUrl: stack.urls[stack.urls.length > 1 ? 1 : 0]!,
     workerPid: stack.worker!.pid,
-    webPids: stack.webs.map((w) => w.pid),
+    socketPid: stack.webs[0]!.pid,
+    webhookPid: stack.webs[stack.webs.length > 1 ? 1 : 0]!.pid,
     idle: (timeoutMs) => stack.inbound.idle(timeoutMs),
   };
 }

@@ -150,7 +150,8 @@ function simplePath(simple: SimplePipeline): LoginPath {
     socketUrl: simple.urls[0]!,
     webhookUrl: simple.urls[1]!,
     workerPid: simple.worker!.pid,
-    webPids: simple.webs.map((w) => w.pid),
+    socketPid: simple.webs[0]!.pid,
+    webhookPid: simple.webs[1]!.pid,
     idle: (ms) => simple.queue.idle(ms),
   };
 }
@@ -184,7 +185,7 @@ function overRounds(runs: OpenLoopRun[]): PathFigures {
 /** The rounds' CPU per login, each round weighted by the logins it received. */
 function pooledCpu(runs: OpenLoopRun[], received: number): CpuPerLogin {
   const of = (k: keyof CpuPerLogin): number => round(runs.reduce((a, r) => a + r.step.cpuPerLogin[k] * r.received, 0) / Math.max(1, received), 3);
-  return { worker: of('worker'), webs: of('webs'), redis: of('redis'), load: of('load'), sum: of('sum') };
+  return { worker: of('worker'), socketNode: of('socketNode'), webhookNode: of('webhookNode'), redis: of('redis'), load: of('load'), sum: of('sum') };
 }
 
 /**
