@@ -206,6 +206,8 @@ export async function openLoop(
   pinger.disconnect();
   const rtt = summarise(rtts);
   const missing = count - received;
+  const load = (loadCpu.user + loadCpu.system) / 1000;
+  const cpuPerLogin = perLogin({ worker: workerCpuMs, socketNode: socketCpuMs, webhookNode: webhookCpuMs, redis: redisCpu, load }, received);
   const step: OpenLoopStep = {
     ...summarise(latencies),
     rate,
@@ -215,11 +217,8 @@ export async function openLoop(
     missing,
     webhookFailures,
     failureStatuses,
-    workerCpuPerLogin: round(workerCpuMs / Math.max(1, received), 3),
-    cpuPerLogin: perLogin(
-      { worker: workerCpuMs, socketNode: socketCpuMs, webhookNode: webhookCpuMs, redis: redisCpu, load: (loadCpu.user + loadCpu.system) / 1000 },
-      received,
-    ),
+    workerCpuPerLogin: cpuPerLogin.worker,
+    cpuPerLogin,
     redisRtt: { p50: rtt.p50, p99: rtt.p99 },
   };
   return { step, latencies, rtts, workerCpuMs, received, sentAt, byClient, t0, wallStart, warmupMs, index };

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { runNode } from '../helpers/processes.js';
 import { REDIS_URL } from '../helpers/redis.js';
+import type { CpuPerLogin } from '../../scripts/bench/open-loop.js';
 
 /**
  * The benchmark's report, produced for real on the smallest sizes (`--smoke`): every scenario
@@ -72,16 +73,6 @@ interface PathFigures {
   cpuPerLogin: CpuPerLogin;
   redisRtt: { p50: number; p99: number };
   rounds: Array<{ p50: number; p99: number }>;
-}
-
-/** Every process's CPU ms per login of a step (open-loop.ts). */
-interface CpuPerLogin {
-  worker: number;
-  socketNode: number;
-  webhookNode: number;
-  redis: number;
-  load: number;
-  sum: number;
 }
 
 interface SustainSide {
