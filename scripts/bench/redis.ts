@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
+import { SCRIPT_NAMES, scriptSource } from '../../src/redis/scripts.js';
 import { now, percentile, sleep } from './stats.js';
 
 /**
@@ -88,6 +90,87 @@ export async function redisCommands(redis: Redis): Promise<number> {
   let calls = 0;
   for (const m of info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) calls += Number(m[1]);
   return calls;
+}
+
+/** Redis time of one script (or of the plain commands) while a phase ran. */
+export interface ScriptTime {
+  /** a script of src/redis/scripts/, `BullMQ`, `rate limiter` (rate-limiter-flexible's), or `commands` (every plain command) */
+  name: string;
+  calls: number;
+  /** microseconds inside Redis, each call's own execution (SLOWLOG's duration) */
+  us: number;
+}
+
+/** SLOWLOG GET's entry: id, time, duration (µs), the command and its arguments (truncated by Redis), client address, client name. */
+type SlowlogEntry = [number, number, number, string[], string, string];
+
+/** The service's scripts by their SHA1, as EVALSHA names them. */
+const SCRIPT_BY_SHA = new Map(SCRIPT_NAMES.map((name) => [createHash('sha1').update(scriptSource(name)).digest('hex'), name as string]));
+const OWN_SCRIPTS = new Set<string>(SCRIPT_NAMES);
+
+/**
+ * Which script (or plain command) of the stack under `prefix` a SLOWLOG entry is; null for
+ * anything else (the benchmark's own commands, other tenants of a shared Redis). The service's
+ * connections are named `pinauth:<role>:<INSTANCE_NAME>` (src/redis/connection.ts), and the
+ * stack's instance names start with its prefix; BullMQ's and the rate limiter's keys do. A
+ * command a script runs is logged too (client `?:0`), and is inside that script's own entry.
+ */
+function scriptOf([, , , args, , client]: SlowlogEntry, prefix: string): string | null {
+  const command = (args[0] ?? '').toLowerCase();
+  const ours = client.startsWith('pinauth:') && client.includes(`:${prefix}-`);
+  if (command === 'evalsha' || command === 'eval') {
+    const keys = args.slice(3, 3 + Number(args[2] ?? 0));
+    if (keys.some((k) => k.startsWith(`${prefix}:bull:`))) return 'BullMQ';
+    if (keys.some((k) => k.startsWith(`${prefix}:rl:`))) return 'rate limiter';
+    // EVALSHA names the script by its SHA1; an EVAL (a connection's first call) by its source's first line, `-- <name>: …`
+    const own = command === 'evalsha' ? SCRIPT_BY_SHA.get(args[1] ?? '') : /^-- ([a-z-]+):/.exec(args[1] ?? '')?.[1];
+    return ours && own !== undefined && OWN_SCRIPTS.has(own) ? own : null;
+  }
+  return ours ? 'commands' : null;
+}
+
+/** Held while a run uses SLOWLOG (a server-wide setting): another run on the same Redis waits its turn. */
+const SLOWLOG_LOCK = 'pin-auth-bench:slowlog';
+const SLOWLOG_LOCK_MS = 600_000;
+
+/**
+ * Redis's own time per script of the stack under `prefix` while `run` runs: SLOWLOG at
+ * threshold 0 (every command logged with its execution time, the logging itself included), up
+ * to `maxEntries` (other tenants' commands count against it); the server's settings are put
+ * back after. `complete` is false when the log filled up (the oldest entries were dropped).
+ */
+export async function timeByScript<T>(
+  redis: Redis,
+  prefix: string,
+  maxEntries: number,
+  run: () => Promise<T>,
+): Promise<{ result: T; times: ScriptTime[]; complete: boolean }> {
+  while ((await redis.set(SLOWLOG_LOCK, prefix, 'PX', SLOWLOG_LOCK_MS, 'NX')) === null) await sleep(50);
+  const setting = async (name: string): Promise<string> => ((await redis.config('GET', name)) as string[])[1] ?? '';
+  const [threshold, maxLen] = [await setting('slowlog-log-slower-than'), await setting('slowlog-max-len')];
+  try {
+    await redis.config('SET', 'slowlog-max-len', String(maxEntries));
+    await redis.slowlog('RESET');
+    await redis.config('SET', 'slowlog-log-slower-than', '0');
+    const result = await run();
+    await redis.config('SET', 'slowlog-log-slower-than', threshold);
+    const entries = (await redis.slowlog('GET', -1)) as SlowlogEntry[];
+    const by = new Map<string, ScriptTime>();
+    for (const e of entries) {
+      const name = scriptOf(e, prefix);
+      if (name === null) continue;
+      const t = by.get(name) ?? { name, calls: 0, us: 0 };
+      t.calls++;
+      t.us += e[2];
+      by.set(name, t);
+    }
+    return { result, times: [...by.values()].sort((a, b) => b.us - a.us), complete: entries.length < maxEntries };
+  } finally {
+    await redis.config('SET', 'slowlog-log-slower-than', threshold);
+    await redis.config('SET', 'slowlog-max-len', maxLen);
+    await redis.slowlog('RESET');
+    await redis.del(SLOWLOG_LOCK);
+  }
 }
 
 /** MEMORY USAGE summed over the prefix's keys, by key class: this benchmark's data only. */

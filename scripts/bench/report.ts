@@ -7,6 +7,7 @@ import type { EndpointFigures } from './scenarios/endpoints.js';
 import type { IngestionFigures } from './scenarios/ingestion.js';
 import type { LoginFigures } from './scenarios/login.js';
 import type { CostMode, CostPoint } from './scenarios/login-cost.js';
+import type { ScriptTime } from './redis.js';
 import type { MemoryFigures } from './scenarios/memory.js';
 import type { PathFigures, PipelineFigures, SustainSide } from './scenarios/pipeline.js';
 import type { CpuPerLogin } from './open-loop.js';
@@ -285,6 +286,25 @@ export function table(all: Row[]): string {
   );
 }
 
+/** Redis's time per login by script, one column a cost mode: where Redis's share of a login goes. */
+function scriptTable(cost: readonly CostPoint[]): string {
+  const names = [...new Set(cost.flatMap((c) => c.redisByScript.map((t) => t.name)))];
+  const at = (c: CostPoint, name: string): ScriptTime | undefined => c.redisByScript.find((t) => t.name === name);
+  const first = cost[0];
+  if (first) names.sort((a, b) => (at(first, b)?.us ?? 0) - (at(first, a)?.us ?? 0));
+  const partial = cost.some((c) => !c.redisByScriptComplete) ? ' (SLOWLOG filled up: the earliest calls are missing)' : '';
+  return (
+    `Redis time per login by script, µs (calls a login), SLOWLOG during each worker's uncounted warm-up round${partial}\n` +
+    textTable(
+      ['script', ...cost.map((c) => COST_LABEL[c.mode])],
+      [
+        ...names.map((name) => [name, ...cost.map((c) => ((t) => (t ? `${n(t.us)} (${n(t.calls)})` : '—'))(at(c, name)))]),
+        ['all', ...cost.map((c) => n(Math.round(c.redisByScript.reduce((a, t) => a + t.us, 0) * 10) / 10))],
+      ],
+    )
+  );
+}
+
 const COST_LABEL: Record<CostMode, string> = {
   off: 'confirmation off, no reply',
   replies: 'confirmation off, "signed in" reply',
@@ -497,6 +517,7 @@ export function curveTables(f: Figures): string[] {
           ]),
         ),
     );
+    out.push(scriptTable(f.cost));
   }
   if (f.memory) {
     out.push(

@@ -26,9 +26,6 @@ const RAISED_LIMITS: Record<string, string> = {
   SOCKETS_PER_IP: '1000000',
 };
 
-/** A service process's INSTANCE_NAME (its field in the metrics snapshots) from its name here. */
-export const instanceName = (name: string): string => `bench-${name}`;
-
 export interface StackOptions {
   /** extra node flags for the service processes, e.g. --cpu-prof */
   nodeArgs: string[];
@@ -94,7 +91,15 @@ export class Stack {
 
   /** The environment a service process of this stack runs with (e.g. to start one under a tool). */
   serviceEnv(name: string, port: number): Record<string, string> {
-    return { ...this.env, PORT: String(port), INSTANCE_NAME: instanceName(name) };
+    return { ...this.env, PORT: String(port), INSTANCE_NAME: this.instanceName(name) };
+  }
+
+  /**
+   * A service process's INSTANCE_NAME (its field in the metrics snapshots, the end of its Redis
+   * client names) from its name here: the stack's prefix first, unique beside another run.
+   */
+  instanceName(name: string): string {
+    return `${this.prefix}-${name}`;
   }
 
   get urls(): string[] {
@@ -136,7 +141,7 @@ export class Stack {
     const workerCmd = procfileScript('worker');
     const started = Array.from({ length: count }, () => {
       const name = `worker-${++this.workerCount}`;
-      const workerEnv = { ...this.env, ...env, PORT: '0', INSTANCE_NAME: instanceName(name) };
+      const workerEnv = { ...this.env, ...env, PORT: '0', INSTANCE_NAME: this.instanceName(name) };
       const worker = spawnNode(name, workerCmd.script, workerEnv, [...workerCmd.nodeArgs, ...this.opts.nodeArgs]);
       this.workers.push(worker);
       this.opts.onStart?.(worker.name, worker.pid);

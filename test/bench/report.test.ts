@@ -42,7 +42,15 @@ interface Report {
       }>;
       sustained: { p99BoundMs: number; service: SustainSide; pipeline: SustainSide; ratio: number | null };
     };
-    cost: Array<{ mode: string; loggedIn: number; logins: number; messagesPerLogin: number; redisCommandsPerLogin: number }>;
+    cost: Array<{
+      mode: string;
+      loggedIn: number;
+      logins: number;
+      messagesPerLogin: number;
+      redisCommandsPerLogin: number;
+      redisByScript: Array<{ name: string; calls: number; us: number }>;
+      redisByScriptComplete: boolean;
+    }>;
     endpoints: Record<
       string,
       Side & {
@@ -133,6 +141,23 @@ describe('benchmark report (smoke sizes)', function () {
     ]);
     for (const c of costs) expect(c.loggedIn, c.mode).to.equal(c.logins);
     for (const c of costs) expect(c.redisCommandsPerLogin, c.mode).to.be.greaterThan(0);
+  });
+
+  it("times Redis's scripts of a login: one claim and one completion a chat message, BullMQ's share beside them", () => {
+    const calls = (mode: string, name: string): number | undefined =>
+      report.figures.cost.find((c) => c.mode === mode)?.redisByScript.find((t) => t.name === name)?.calls;
+    for (const c of report.figures.cost) {
+      expect(c.redisByScriptComplete, c.mode).to.equal(true);
+      for (const t of c.redisByScript) expect(t.us, `${c.mode} ${t.name}`).to.be.greaterThan(0);
+    }
+    // confirmation off: the code's message claims and completes; on: the code asks, the YES claims again and completes
+    expect([calls('off', 'claim-login'), calls('off', 'complete-login'), calls('off', 'audit-append')]).to.deep.equal([1, 1, 1]);
+    expect([calls('confirmed', 'claim-login'), calls('confirmed', 'complete-login')]).to.deep.equal([2, 1]);
+    expect(calls('off', 'BullMQ')).to.be.at.least(1);
+    // the reply's send, only where replies are on
+    expect(calls('off', 'send-begin')).to.equal(undefined);
+    expect(calls('replies', 'send-begin')).to.equal(1);
+    expect(stdout).to.include('Redis time per login by script');
   });
 
   it('has every curve, each point in order', () => {

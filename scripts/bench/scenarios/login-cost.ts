@@ -3,7 +3,7 @@ import { isOk, runAll } from '../load.js';
 import { queueLogins } from '../logins.js';
 import { answerBody, signWebhook } from '../payloads.js';
 import { cpuMs, type Child } from '../processes.js';
-import { benchRedis, CompletionCounter, QueueProbe, redisCommands, redisCpuMs } from '../redis.js';
+import { benchRedis, CompletionCounter, QueueProbe, redisCommands, redisCpuMs, timeByScript, type Completion, type ScriptTime } from '../redis.js';
 import { round } from '../stats.js';
 import { keys } from '../../../src/redis/keys.js';
 
@@ -31,6 +31,10 @@ export interface CostPoint {
   cpuPerLogin: number;
   redisCpuPerLogin: number;
   redisCommandsPerLogin: number;
+  /** Redis's execution time per login by script (SLOWLOG), µs and calls a login, largest first */
+  redisByScript: ScriptTime[];
+  /** false when the SLOWLOG filled up during a phase (its figures then miss the earliest calls) */
+  redisByScriptComplete: boolean;
 }
 
 const ENV: Record<CostMode, Record<string, string>> = {
@@ -46,6 +50,8 @@ interface Phase {
   redisCpu: number;
   commands: number;
   outcomes: Record<string, number>;
+  scripts: ScriptTime[];
+  scriptsComplete: boolean;
 }
 
 export async function loginCosts(ctx: BenchContext): Promise<CostPoint[]> {
@@ -65,9 +71,11 @@ async function loginCost(ctx: BenchContext, mode: CostMode): Promise<CostPoint> 
   const outbound = new QueueProbe('outbound', keys(stack.prefix).queuePrefix('outbound'));
   const redis = benchRedis();
   try {
-    // a new process's first logins pay for its compiler's warm-up: a round of its own, not counted
-    await logins(ctx, mode, worker!, outbound, redis, sizes.costWarmupLogins);
-    return await logins(ctx, mode, worker!, outbound, redis, sizes.costLogins);
+    // a new process's first logins pay for its compiler's warm-up: a round of its own, not counted,
+    // which times Redis's scripts (SLOWLOG logging every command would weigh on the counted round)
+    const warm = await logins(ctx, mode, worker!, outbound, redis, sizes.costWarmupLogins, true);
+    const point = await logins(ctx, mode, worker!, outbound, redis, sizes.costLogins, false);
+    return { ...point, redisByScript: warm.redisByScript, redisByScriptComplete: warm.redisByScriptComplete };
   } finally {
     redis.disconnect();
     await outbound.close();
@@ -83,14 +91,16 @@ async function logins(
   outbound: QueueProbe,
   redis: ReturnType<typeof benchRedis>,
   n: number,
+  /** Redis's time per script read from SLOWLOG (else redisByScript is empty) */
+  timed: boolean,
 ): Promise<CostPoint> {
   const { stack } = ctx;
-  const first = await phase(ctx, worker, outbound, redis, async () => (await queueLogins(ctx, n)).ns);
+  const first = await phase(ctx, worker, outbound, redis, timed, async () => (await queueLogins(ctx, n)).ns);
   const phases = [first.phase];
   if (mode === 'confirmed') {
     const ns = first.ns;
     const urls = stack.urls;
-    const yes = await phase(ctx, worker, outbound, redis, async () => {
+    const yes = await phase(ctx, worker, outbound, redis, timed, async () => {
       const answers = await runAll(ns.length, 32, (i) => {
         const { body, headers } = signWebhook(answerBody(ns[i]!), stack.webhookSecret);
         return { url: urls[i % urls.length]!, spec: { method: 'POST', path: '/messaging-endpoint', body, headers } };
@@ -112,6 +122,11 @@ async function logins(
     cpuPerLogin: per(sum((p) => p.cpu)),
     redisCpuPerLogin: per(sum((p) => p.redisCpu)),
     redisCommandsPerLogin: round(sum((p) => p.commands) / Math.max(1, loggedIn), 1),
+    redisByScript: perLogin(
+      phases.flatMap((p) => p.scripts),
+      loggedIn,
+    ),
+    redisByScriptComplete: phases.every((p) => p.scriptsComplete),
   };
 }
 
@@ -121,6 +136,7 @@ async function phase(
   worker: Child,
   outbound: QueueProbe,
   redis: ReturnType<typeof benchRedis>,
+  timed: boolean,
   post: () => Promise<number[]>,
 ): Promise<{ ns: number[]; phase: Phase }> {
   const { stack, sizes } = ctx;
@@ -136,16 +152,42 @@ async function phase(
   await counter.start();
   const cpu0 = cpuMs(worker.pid);
   const [redisCpu0, commands0] = [await redisCpuMs(redis), await redisCommands(redis)];
-  await stack.inbound.resume();
-  const done = await counter.waitFor(ns.length, sizes.drainTimeoutMs);
-  await counter.close();
-  await outbound.drained(sizes.drainTimeoutMs);
+  const drain = async (): Promise<Completion> => {
+    await stack.inbound.resume();
+    const finished = await counter.waitFor(ns.length, sizes.drainTimeoutMs);
+    await counter.close();
+    await outbound.drained(sizes.drainTimeoutMs);
+    return finished;
+  };
+  // SLOWLOG also logs each command a script runs (and every other tenant's): a confirmed login is ~260 in all
+  const {
+    result: done,
+    times,
+    complete,
+  } = timed
+    ? await timeByScript(redis, stack.prefix, Math.min(250_000, Math.max(100_000, ns.length * 250)), drain)
+    : { result: await drain(), times: [], complete: true };
   const phase: Phase = {
     seconds: (done.lastAt - done.firstAt) / 1000,
     cpu: cpuMs(worker.pid) - cpu0,
     redisCpu: (await redisCpuMs(redis)) - redisCpu0,
     commands: (await redisCommands(redis)) - commands0,
     outcomes: done.outcomes,
+    scripts: times,
+    scriptsComplete: complete,
   };
   return { ns, phase };
+}
+
+/** The phases' script times summed by name, per login (µs to 0.1, calls to 0.01), largest first. */
+function perLogin(times: readonly ScriptTime[], logins: number): ScriptTime[] {
+  const by = new Map<string, ScriptTime>();
+  for (const t of times) {
+    const sum = by.get(t.name) ?? { name: t.name, calls: 0, us: 0 };
+    sum.calls += t.calls;
+    sum.us += t.us;
+    by.set(t.name, sum);
+  }
+  const n = Math.max(1, logins);
+  return [...by.values()].map((t) => ({ name: t.name, calls: round(t.calls / n, 2), us: round(t.us / n, 1) })).sort((a, b) => b.us - a.us);
 }

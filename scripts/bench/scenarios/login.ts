@@ -4,7 +4,6 @@ import { openLoop, SocketPool, type LoginPath, type OpenLoopStep } from '../open
 import { cpuMs, type Child } from '../processes.js';
 import { benchRedis, redisCommands, redisCpuMs, workerTally, type LoginLegs } from '../redis.js';
 import { now, round, summarise } from '../stats.js';
-import { instanceName } from '../stack.js';
 import { keys } from '../../../src/redis/keys.js';
 
 /**
@@ -184,7 +183,7 @@ async function workerThroughput(ctx: BenchContext, count: number): Promise<Omit<
   const tally = await workerTally(
     redis,
     keys(stack.prefix).metricsNodes(),
-    workers.map((w) => instanceName(w.name)),
+    workers.map((w) => stack.instanceName(w.name)),
   );
   redis.disconnect();
   const loggedIn = tally.outcomes['logged-in'] ?? 0;
