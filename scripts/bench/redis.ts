@@ -164,7 +164,7 @@ export async function timeByScript<T>(
       t.us += e[2];
       by.set(name, t);
     }
-    return { result, times: [...by.values()].sort((a, b) => b.us - a.us), complete: entries.length < maxEntries };
+    return { result, times: [...by.values()], complete: entries.length < maxEntries };
   } finally {
     await redis.config('SET', 'slowlog-log-slower-than', threshold);
     await redis.config('SET', 'slowlog-max-len', maxLen);

@@ -293,14 +293,17 @@ function scriptTable(cost: readonly CostPoint[]): string {
   const first = cost[0];
   if (first) names.sort((a, b) => (at(first, b)?.us ?? 0) - (at(first, a)?.us ?? 0));
   const partial = cost.some((c) => !c.redisByScriptComplete) ? ' (SLOWLOG filled up: the earliest calls are missing)' : '';
+  const cell = (t: ScriptTime | undefined): string => (t ? `${n(t.us)} (${n(t.calls)})` : '—');
+  const total = (c: CostPoint): number =>
+    round(
+      c.redisByScript.reduce((sum, t) => sum + t.us, 0),
+      1,
+    );
   return (
     `Redis time per login by script, µs (calls a login), SLOWLOG during each worker's uncounted warm-up round${partial}\n` +
     textTable(
       ['script', ...cost.map((c) => COST_LABEL[c.mode])],
-      [
-        ...names.map((name) => [name, ...cost.map((c) => ((t) => (t ? `${n(t.us)} (${n(t.calls)})` : '—'))(at(c, name)))]),
-        ['all', ...cost.map((c) => n(Math.round(c.redisByScript.reduce((a, t) => a + t.us, 0) * 10) / 10))],
-      ],
+      [...names.map((name) => [name, ...cost.map((c) => cell(at(c, name)))]), ['all', ...cost.map((c) => n(total(c)))]],
     )
   );
 }
