@@ -12,7 +12,8 @@ export interface InboundMessage {
   id: string;
   /**
    * The channel it came on (`evolution:<instance>`, `cloud:<phone_number_id>`): every reply to
-   * it goes out on the same one. Absent in jobs queued before channels existed: the default.
+   * it goes out on the same one. Absent when the webhook named none (a Cloud API body without a
+   * usable `metadata.phone_number_id`): the default.
    */
   channel?: string;
   /** canonical E.164 phone (src/identity/phone.ts), or null when the gateway withheld it */

@@ -4,7 +4,7 @@ import { USER_PREFIX } from './providers/cloud.js';
 
 /**
  * Where a reply to a chat message goes: the channel it came on (`evolution:<instance>`,
- * `cloud:<phone_number_id>`; the default for messages queued before channels existed) and its
+ * `cloud:<phone_number_id>`; the default for a message that names none) and its
  * sender as that gateway knows them: the address it gave (`replyTo`: the number as WhatsApp
  * wrote it, a LID's JID), else the phone, else `user:<id>` for a Cloud API user id, else the
  * LID's JID; null when it has no address. ChatReplies (queues/replies.ts) queues every reply

@@ -39,7 +39,7 @@ export class ChatReplies {
     private readonly queues: Queues,
     private readonly limits: Limits,
     private readonly cfg: ChatConfig,
-    /** where messages that name no channel (queued before channels existed) are answered */
+    /** where messages that name no channel (a Cloud API webhook without a usable `phone_number_id`) are answered */
     private readonly defaultChannel: string,
     private readonly policy: ReplyPolicyDeps,
   ) {}

@@ -85,9 +85,7 @@ export async function sweepBucket(
 export function expiryProcessor(services: ExpiryServices, notifier: Notifier, onExpired?: () => void) {
   const { log } = services;
   return async (job: Job<ExpiryJob>, token?: string): Promise<string> => {
-    // a job queued before per-second sweeps carries no second: it just sweeps what is due
-    const second = typeof job.data.second === 'number' ? job.data.second : 0;
-    const { expired, waitMs } = await sweepDue(services, notifier, (second + 1) * 1000, onExpired);
+    const { expired, waitMs } = await sweepDue(services, notifier, (job.data.second + 1) * 1000, onExpired);
     if (expired > 0) log.info('pins expired', { count: expired });
     if (waitMs > 0) {
       // fired before its second ended by Redis' clock: sweep the rest of that second later
