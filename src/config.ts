@@ -7,8 +7,8 @@ import { parseKeySet, type KeyMaterial, type SigningAlg } from './key-material.j
 
 /**
  * Access tokens already verified, by their exact text: an app polls /profile (and the other
- * protected endpoints) with the same token until it expires, and the signature check (ES256:
- * 45–90 µs) was most of such a request's CPU. Bounded: by default at most this many
+ * protected endpoints) with the same token until it expires, and the signature check is most
+ * of such a request's CPU (docs/benchmark.md, "Optimisations kept"). Bounded: by default at most this many
  * (VERIFIED_TOKEN_CACHE), least recently used first out (the claims and the token string as the
  * key: about 0.9 KB for an ES256 token, measured, ≈ 9 MB for 10,000). Only the signature
  * and the claims' shape are remembered; time (exp, nbf) and type are checked on every use, and

@@ -28,8 +28,8 @@ export interface RingKey {
   /**
    * Refresh tokens: HS256 under a key derived from this key's private part (the key itself
    * under HS256). Only this service ever reads a refresh token, so it needs no public
-   * signature, and a MAC costs a twentieth of an ES256 signature check (5 vs 78 µs): a refresh
-   * verifies one and a login signs one. Absent for a verify-only key: its refresh tokens can't
+   * signature, and a MAC costs a small fraction of an ES256 signature check: a refresh verifies
+   * one and a login signs one. Absent for a verify-only key: its refresh tokens can't
    * be checked, and their sessions sign in again.
    */
   refresh: MacKey | undefined;

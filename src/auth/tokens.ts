@@ -11,7 +11,7 @@ import type { KeyRing } from './key-ring.js';
  * algorithm pinned to that key. Refresh tokens are HS256 under the named key's derived refresh
  * key (key-ring.ts). Both directions use node:crypto on KeyObjects prepared once: a login signs two tokens
  * on the worker's hot path, and jsonwebtoken neither knows EdDSA nor verifies ES256 as fast
- * (measured: 101 µs vs 78 µs per ES256 verification).
+ * (docs/benchmark.md, "Optimisations kept").
  */
 export type TokenType = 'access' | 'refresh';
 
@@ -85,12 +85,8 @@ const invalid = (): AppError => new AppError('AUTHENTICATION_FAILED', 'Invalid o
 export class TokenService {
   private ring: KeyRing | undefined;
   /**
-   * lru-cache rather than the two generations of Maps this was (new entries in one; when it held
-   * half the bound it became the older one and the previous older one was dropped whole): those
-   * held between half the bound and the bound, so 6,000 clients polling in turn missed one
-   * request in five, each miss an ES256 verification (benchmark, endpoint rounds with 6,000
-   * sessions, alternated: profile 0.037–0.041 ms of web CPU against 0.045–0.052). An LRU uses
-   * the whole bound, and a hit moves nothing between maps.
+   * Least recently used first out (lru-cache), so the whole bound holds tokens: clients polling
+   * in turn, as many as the bound, all hit (docs/benchmark.md, "Optimisations kept").
    */
   private readonly verified: LRUCache<string, TokenClaims> | undefined;
 

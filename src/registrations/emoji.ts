@@ -46,7 +46,7 @@ const JOINS_NEIGHBOUR = (cp: number): boolean => (cp >= 0x1f3fb && cp <= 0x1f3ff
  * The common chat code is single-code-point emoji only (🍎🚀🐱): each is then its own grapheme
  * cluster, because no emoji code point is Extend, ZWJ, SpacingMark or Prepend once modifiers and
  * regional indicators are set aside. Splitting by code point answers what Intl.Segmenter would at
- * a fraction of its cost (≈ 15 µs a message, 4 % of a login's worker CPU); anything else
+ * a fraction of its cost (docs/benchmark.md, "Optimisations kept"); anything else
  * (sequences, flags, VS16, text) returns undefined and takes the segmenter's path.
  */
 function singleCodePointClusters(compact: string): string[] | undefined {
@@ -87,8 +87,7 @@ export function emojiHash(text: string): string {
 
 /**
  * emojiHash of a string already in normal form (the server's drawn strings: single code points
- * of the alphabet, nothing to normalise). One-shot `crypto.hash`: a third of createHash's time
- * for a short input (0.24 against 0.73 µs).
+ * of the alphabet, nothing to normalise).
  */
 export function normalEmojiHash(normal: string): string {
   return hash('sha256', normal, 'base64url').slice(0, 22);

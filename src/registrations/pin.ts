@@ -52,7 +52,7 @@ const SYMBOL = 8;
  * random PIN from a memorable one of the same shape; it stops short and simple ones, which are
  * the ones guessing finds. A random 22-character base64url PIN scores about 131.
  * One pass over a valid PIN's ASCII characters: four regular expressions and a Set of its
- * characters cost each registration ≈ 2 µs (any other character counts as distinct).
+ * characters (any other character counts as distinct).
  */
 export function pinBits(pin: string): number {
   let classes = 0;
