@@ -72,9 +72,24 @@ export interface ServiceProcess extends ServiceNode {
   exited: Promise<number | null>;
 }
 
+/** How often a web node is started again on a new port when the one freePort chose was taken meanwhile. */
+const PORT_ATTEMPTS = 3;
+
 export async function startProcess(role: 'web' | 'worker' | 'all', env: Record<string, string>): Promise<ServiceProcess> {
   // a given PORT is kept (a URL that names it, e.g. OIDC_ISSUER, had to be known before the start)
-  const port = role === 'worker' ? 0 : env.PORT ? Number(env.PORT) : await freePort();
+  if (role === 'worker' || env.PORT) return startOnPort(role, env, role === 'worker' ? 0 : Number(env.PORT));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnPort(role, env, await freePort());
+    } catch (err) {
+      // freePort's port is free when it answers, not when the child binds it: an outgoing
+      // connection of any process (its ephemeral port) can take it in between
+      if (attempt >= PORT_ATTEMPTS || !(err instanceof Error && err.message.includes('EADDRINUSE'))) throw err;
+    }
+  }
+}
+
+async function startOnPort(role: 'web' | 'worker' | 'all', env: Record<string, string>, port: number): Promise<ServiceProcess> {
   const [cmd, ...args] = role === 'all' ? ['node', 'dist/src/bin/all.js'] : procfileCommand(role);
   const child = spawn(cmd!, args, {
     cwd: ROOT,
