@@ -53,16 +53,41 @@ export function procfileCommand(role: 'web' | 'worker'): string[] {
     .split(/\s+/);
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The lowest port the kernel hands out for outgoing connections (Linux; elsewhere none known).
+ * A port below it is never taken by a connection between freePort's check and the bind.
+ */
+function ephemeralLow(): number | undefined {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) ? low : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const LISTEN_RANGE = ((low) => (low !== undefined && low > 12000 ? { from: 10000, to: low - 1 } : undefined))(ephemeralLow());
+
+function tryListen(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
     srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.on('error', () => resolve(null));
+    srv.listen(port, '127.0.0.1', () => {
       const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : null));
     });
   });
+}
+
+/** A port free on 127.0.0.1 now: below the ephemeral range where there is one, else the system's choice. */
+export async function freePort(): Promise<number> {
+  for (let i = 0; LISTEN_RANGE && i < 50; i++) {
+    const port = await tryListen(LISTEN_RANGE.from + Math.floor(Math.random() * (LISTEN_RANGE.to - LISTEN_RANGE.from + 1)));
+    if (port !== null) return port;
+  }
+  const port = await tryListen(0);
+  if (port === null) throw new Error('no free port on 127.0.0.1');
+  return port;
 }
 
 /** A node in a child process of its own, started as a dyno would start it. */
@@ -82,8 +107,8 @@ export async function startProcess(role: 'web' | 'worker' | 'all', env: Record<s
     try {
       return await startOnPort(role, env, await freePort());
     } catch (err) {
-      // freePort's port is free when it answers, not when the child binds it: an outgoing
-      // connection of any process (its ephemeral port) can take it in between
+      // freePort's port is free when it answers, not when the child binds it: another suite
+      // beside this one (or, with no ephemeral range known, an outgoing connection) can take it
       if (attempt >= PORT_ATTEMPTS || !(err instanceof Error && err.message.includes('EADDRINUSE'))) throw err;
     }
   }
