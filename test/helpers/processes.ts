@@ -79,15 +79,23 @@ function tryListen(port: number): Promise<number | null> {
   });
 }
 
-/** A port free on 127.0.0.1 now: below the ephemeral range where there is one, else the system's choice. */
-export async function freePort(): Promise<number> {
-  for (let i = 0; LISTEN_RANGE && i < 50; i++) {
-    const port = await tryListen(LISTEN_RANGE.from + Math.floor(Math.random() * (LISTEN_RANGE.to - LISTEN_RANGE.from + 1)));
-    if (port !== null) return port;
+/**
+ * A port free on 127.0.0.1 now: below the ephemeral range where there is one, else the system's
+ * choice. With `clusterBus`, port + 10,000 (a Redis Cluster node's bus port) is below that range
+ * and free too.
+ */
+export async function freePort(opts: { clusterBus?: boolean } = {}): Promise<number> {
+  const bus = opts.clusterBus ? 10000 : 0;
+  const range = LISTEN_RANGE && LISTEN_RANGE.to - bus > LISTEN_RANGE.from + 2000 ? { from: LISTEN_RANGE.from, to: LISTEN_RANGE.to - bus } : undefined;
+  for (let i = 0; range && i < 50; i++) {
+    const port = await tryListen(range.from + Math.floor(Math.random() * (range.to - range.from + 1)));
+    if (port !== null && (bus === 0 || (await tryListen(port + bus)) !== null)) return port;
   }
-  const port = await tryListen(0);
-  if (port === null) throw new Error('no free port on 127.0.0.1');
-  return port;
+  for (let i = 0; i < 50; i++) {
+    const port = await tryListen(0);
+    if (port !== null && (bus === 0 || (port + bus < 65536 && (await tryListen(port + bus)) !== null))) return port;
+  }
+  throw new Error('no free port on 127.0.0.1');
 }
 
 /** A node in a child process of its own, started as a dyno would start it. */

@@ -20,11 +20,32 @@ export class RedisProcess {
     readonly child: ChildProcess,
   ) {}
 
-  static async spawn(binary: 'redis-server' | 'redis-sentinel', args: string[], port: number): Promise<RedisProcess> {
+  /**
+   * Starts a process on a port freePort chose, again on a new one (up to three times) if it exits
+   * at once: the port, or a cluster node's bus port, was taken between the check and its bind.
+   */
+  static async start(
+    binary: 'redis-server' | 'redis-sentinel',
+    argsFor: (port: number) => string[],
+    opts: { clusterBus?: boolean } = {},
+  ): Promise<RedisProcess> {
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort(opts);
+      try {
+        return await RedisProcess.spawn(binary, argsFor(port), port);
+      } catch (err) {
+        if (attempt >= 3 || !(err instanceof Error && err.message.includes('exited with'))) throw err;
+      }
+    }
+  }
+
+  private static async spawn(binary: 'redis-server' | 'redis-sentinel', args: string[], port: number): Promise<RedisProcess> {
     const child = binary === 'redis-sentinel' ? spawnSentinel(args) : spawn(binary, args, { stdio: 'ignore' });
     const proc = new RedisProcess(port, child);
-    await eventually(async () => {
-      if (child.exitCode !== null) throw new Error(`${binary} on ${port} exited with ${child.exitCode}`);
+    const exited = new Promise<never>((_, reject) =>
+      child.once('exit', (code) => reject(new Error(`${binary} on ${port} exited with ${code}`))),
+    );
+    const ready = eventually(async () => {
       const probe = proc.client({ lazyConnect: true, retryStrategy: () => null });
       try {
         await probe.connect();
@@ -33,6 +54,9 @@ export class RedisProcess {
         probe.disconnect();
       }
     }, 10000);
+    // an exit before the first PONG (its port taken) ends the wait at once
+    await Promise.race([ready, exited]);
+    exited.catch(() => undefined);
     return proc;
   }
 
@@ -139,36 +163,39 @@ export class SentinelTopology {
     const sentinels: RedisProcess[] = [];
     const topo = new SentinelTopology(dir, servers, sentinels);
     try {
-      const primaryPort = await freePort();
-      servers.push(await RedisProcess.spawn('redis-server', serverArgs(primaryPort, dir), primaryPort));
+      const primary = await RedisProcess.start('redis-server', (port) => serverArgs(port, dir));
+      const primaryPort = primary.port;
+      servers.push(primary);
       for (let i = 0; i < (opts.replicas ?? 1); i++) {
-        const replicaPort = await freePort();
-        const replica = await RedisProcess.spawn(
-          'redis-server',
-          [...serverArgs(replicaPort, dir), '--replicaof', '127.0.0.1', String(primaryPort)],
-          replicaPort,
-        );
+        const replica = await RedisProcess.start('redis-server', (port) => [
+          ...serverArgs(port, dir),
+          '--replicaof',
+          '127.0.0.1',
+          String(primaryPort),
+        ]);
         servers.push(replica);
         await eventually(async () => ((await info(replica, 'replication')).master_link_status === 'up' ? true : undefined), 15000, 100);
       }
       for (let i = 0; i < 3; i++) {
-        const port = await freePort();
-        const file = path.join(dir, `sentinel-${port}.conf`);
-        writeFileSync(
-          file,
-          [
-            `port ${port}`,
-            'bind 127.0.0.1',
-            `dir ${dir}`,
-            `sentinel monitor ${topo.name} 127.0.0.1 ${primaryPort} 2`,
-            `sentinel down-after-milliseconds ${topo.name} ${opts.downAfterMs ?? 1000}`,
-            `sentinel failover-timeout ${topo.name} ${opts.failoverTimeoutMs ?? 5000}`,
-            `sentinel parallel-syncs ${topo.name} 1`,
-            '',
-          ].join('\n'),
-        );
-        // the sentinel rewrites its config file (what it learnt), so each has its own
-        sentinels.push(await RedisProcess.spawn('redis-sentinel', [file], port));
+        const sentinel = await RedisProcess.start('redis-sentinel', (port) => {
+          const file = path.join(dir, `sentinel-${port}.conf`);
+          writeFileSync(
+            file,
+            [
+              `port ${port}`,
+              'bind 127.0.0.1',
+              `dir ${dir}`,
+              `sentinel monitor ${topo.name} 127.0.0.1 ${primaryPort} 2`,
+              `sentinel down-after-milliseconds ${topo.name} ${opts.downAfterMs ?? 1000}`,
+              `sentinel failover-timeout ${topo.name} ${opts.failoverTimeoutMs ?? 5000}`,
+              `sentinel parallel-syncs ${topo.name} 1`,
+              '',
+            ].join('\n'),
+          );
+          // the sentinel rewrites its config file (what it learnt), so each has its own
+          return [file];
+        });
+        sentinels.push(sentinel);
       }
       // ready when every sentinel knows the replica and the two other sentinels (found through
       // hello messages on the primary, every 2 s): only then can they agree on a failover
@@ -266,17 +293,20 @@ export class ClusterTopology {
     const topo = new ClusterTopology(dir, nodes);
     try {
       for (let i = 0; i < primaries * (1 + replicas); i++) {
-        const port = await freePort();
-        const args = [
-          ...serverArgs(port, dir),
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          path.join(dir, `nodes-${port}.conf`),
-          '--cluster-node-timeout',
-          '2000',
-        ];
-        nodes.push(await RedisProcess.spawn('redis-server', args, port));
+        const node = await RedisProcess.start(
+          'redis-server',
+          (port) => [
+            ...serverArgs(port, dir),
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            path.join(dir, `nodes-${port}.conf`),
+            '--cluster-node-timeout',
+            '2000',
+          ],
+          { clusterBus: true },
+        );
+        nodes.push(node);
       }
       await new Promise<void>((resolve, reject) => {
         const cli = spawn(
