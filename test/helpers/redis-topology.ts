@@ -42,9 +42,7 @@ export class RedisProcess {
   private static async spawn(binary: 'redis-server' | 'redis-sentinel', args: string[], port: number): Promise<RedisProcess> {
     const child = binary === 'redis-sentinel' ? spawnSentinel(args) : spawn(binary, args, { stdio: 'ignore' });
     const proc = new RedisProcess(port, child);
-    const exited = new Promise<never>((_, reject) =>
-      child.once('exit', (code) => reject(new Error(`${binary} on ${port} exited with ${code}`))),
-    );
+    const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${binary} on ${port} exited with ${code}`))));
     const ready = eventually(async () => {
       const probe = proc.client({ lazyConnect: true, retryStrategy: () => null });
       try {
@@ -167,12 +165,7 @@ export class SentinelTopology {
       const primaryPort = primary.port;
       servers.push(primary);
       for (let i = 0; i < (opts.replicas ?? 1); i++) {
-        const replica = await RedisProcess.start('redis-server', (port) => [
-          ...serverArgs(port, dir),
-          '--replicaof',
-          '127.0.0.1',
-          String(primaryPort),
-        ]);
+        const replica = await RedisProcess.start('redis-server', (port) => [...serverArgs(port, dir), '--replicaof', '127.0.0.1', String(primaryPort)]);
         servers.push(replica);
         await eventually(async () => ((await info(replica, 'replication')).master_link_status === 'up' ? true : undefined), 15000, 100);
       }
