@@ -312,7 +312,8 @@ export function shortRetryWindows(config: Pick<Config, 'redis' | 'collectRetrySe
     .filter(([, seconds]) => seconds > 0 && seconds * 1000 <= config.redis.commandTimeoutMs)
     .map(
       ([name, seconds]) =>
-        `${name} (${seconds} s) is not longer than REDIS_COMMAND_TIMEOUT_MS (${config.redis.commandTimeoutMs} ms): a retry after a late answer may find nothing`,
+        `${name} (${seconds} s) is not longer than REDIS_COMMAND_TIMEOUT_MS (${config.redis.commandTimeoutMs} ms): ` +
+        'a retry after a late answer may find nothing',
     );
 }
 
@@ -785,7 +786,8 @@ function readConfig(env: Env): Config {
   }
   if (production && webhookIsOpen({ webhookSecret, webhookJwtKey, webhookBearerKey, webhookPathSecret })) {
     problem(
-      'One of WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY or WEBHOOK_PATH_SECRET is required when NODE_ENV=production (an open webhook lets anyone sign in as anyone)',
+      'One of WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY or WEBHOOK_PATH_SECRET is required when NODE_ENV=production (an open webhook lets anyone ' +
+        'sign in as anyone)',
     );
   }
   part(

@@ -261,7 +261,8 @@ export const erasureReceiptSchema = {
     removed: {
       type: 'object',
       description:
-        'keys (or records) removed, by holding: sessions, openid, identifiers, registrations, confirmations, messages, senders, deliveries, limits, jobs, directory, keys, blocks, events, account',
+        'keys (or records) removed, by holding: sessions, openid, identifiers, registrations, confirmations, messages, senders, deliveries, limits, jobs, ' +
+        'directory, keys, blocks, events, account',
       additionalProperties: { type: 'integer', minimum: 0 },
     },
   },

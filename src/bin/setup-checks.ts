@@ -50,7 +50,10 @@ export async function duplicateInstanceWarning(redis: RedisClient, config: Confi
   await new Promise((resolve) => setTimeout(resolve, until - Date.now()).unref());
   const second = await at();
   if (second === undefined || second === first) return undefined;
-  return `another live process uses INSTANCE_NAME=${config.instanceName} under KEY_PREFIX=${config.keyPrefix} (its metrics snapshot is still being written): give each process a name of its own, or the two merge into one node in /metrics`;
+  return (
+    `another live process uses INSTANCE_NAME=${config.instanceName} under KEY_PREFIX=${config.keyPrefix} (its metrics snapshot is still being written): ` +
+    'give each process a name of its own, or the two merge into one node in /metrics'
+  );
 }
 
 /** Both Redis checks, in parallel, once Redis is ready; none when it cannot be asked (that is reported elsewhere). */

@@ -130,13 +130,17 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
   });
   const statuses = new client.Counter({
     name: `${PREFIX}delivery_status_updates_total`,
-    help: "Gateways' status updates of our messages (sent, delivered, read, failed), by gateway, status and whether they matched a tracked message (updated, stale, unknown)",
+    help:
+      "Gateways' status updates of our messages (sent, delivered, read, failed), by gateway, status and whether they matched a tracked message (updated, " +
+      'stale, unknown)',
     labelNames: ['gateway', 'status', 'result'] as const,
     registers: webRegs,
   });
   const priced = new client.Counter({
     name: `${PREFIX}replies_priced_total`,
-    help: "Messages the gateway priced (Cloud API status webhooks' pricing), once each, by reply kind, gateway, number, recipient country, pricing category and model, and whether billable: billable × the country's rate is what replies cost",
+    help:
+      "Messages the gateway priced (Cloud API status webhooks' pricing), once each, by reply kind, gateway, number, recipient country, pricing category and " +
+      "model, and whether billable: billable × the country's rate is what replies cost",
     labelNames: ['kind', 'gateway', 'number', 'country', 'category', 'pricing_model', 'billable'] as const,
     registers: webRegs,
   });
@@ -218,19 +222,25 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
   });
   const repliesSent = new client.Counter({
     name: `${PREFIX}replies_sent_total`,
-    help: 'Chat replies the gateway took, by kind, gateway, number (phone number id or instance) and recipient country (unknown when the phone was withheld): on a gateway that reports no pricing (Evolution), what replies cost is counted from these',
+    help:
+      'Chat replies the gateway took, by kind, gateway, number (phone number id or instance) and recipient country (unknown when the phone was withheld): on ' +
+      'a gateway that reports no pricing (Evolution), what replies cost is counted from these',
     labelNames: ['kind', 'gateway', 'number', 'country'] as const,
     registers: workerRegs,
   });
   const repliesWithheld = new client.Counter({
     name: `${PREFIX}replies_withheld_total`,
-    help: 'Chat replies not sent, by kind, reason (policy: the kind is off in CHAT_REPLY_KINDS; daily-cap: REPLY_DAILY_CAP_PER_COUNTRY reached for the country today, UTC) and recipient country; the login went on',
+    help:
+      'Chat replies not sent, by kind, reason (policy: the kind is off in CHAT_REPLY_KINDS; daily-cap: REPLY_DAILY_CAP_PER_COUNTRY reached for the country ' +
+      'today, UTC) and recipient country; the login went on',
     labelNames: ['kind', 'reason', 'country'] as const,
     registers: workerRegs,
   });
   const inboundFailed = new client.Counter({
     name: `${PREFIX}inbound_failed_total`,
-    help: 'Inbound chat messages whose job failed for good (a fault other than Redis, past its attempts, or stalled too often): no login, no reply until replayed with npm run replay-inbound',
+    help:
+      'Inbound chat messages whose job failed for good (a fault other than Redis, past its attempts, or stalled too often): no login, no reply until ' +
+      'replayed with npm run replay-inbound',
     registers: workerRegs,
   });
   let replicaDegraded: () => number = () => 0;
@@ -252,13 +262,17 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
   });
   const identityEvents = new client.Counter({
     name: `${PREFIX}identity_events_total`,
-    help: "Accounts moved to a new number or BSUID (number-changed), recycled numbers that did not open the previous owner's account (recycled-refused), identifiers left on another account and identifier changes that moved nothing for it (conflict)",
+    help:
+      "Accounts moved to a new number or BSUID (number-changed), recycled numbers that did not open the previous owner's account (recycled-refused), " +
+      'identifiers left on another account and identifier changes that moved nothing for it (conflict)',
     labelNames: ['event'] as const,
     registers: workerRegs,
   });
   const sendersRefused = new client.Counter({
     name: `${PREFIX}sender_refused_total`,
-    help: "Chat messages that did nothing, by reason: the sender over SENDER_MESSAGES_PER_MINUTE (slowed), or from a country SENDER_COUNTRIES_ALLOW / _DENY refuses (country); by the sender's country",
+    help:
+      'Chat messages that did nothing, by reason: the sender over SENDER_MESSAGES_PER_MINUTE (slowed), or from a country SENDER_COUNTRIES_ALLOW / _DENY ' +
+      "refuses (country); by the sender's country",
     labelNames: ['reason', 'country'] as const,
     registers: workerRegs,
   });

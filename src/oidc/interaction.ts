@@ -181,7 +181,8 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
     const images = ["'self'", 'data:', ...imageOrigins(page)].join(' ');
     ctx.set(
       'Content-Security-Policy',
-      `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src ${images}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src ${images}; connect-src 'self'; ` +
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
     ctx.set('Cache-Control', 'no-store');
     ctx.vary('Accept-Language');

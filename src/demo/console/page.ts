@@ -84,7 +84,8 @@ ${model.icons ? '<link rel="icon" href="/favicon.ico" sizes="32x32">\n' : ''}<li
   <section id="forbidden" aria-labelledby="forbidden-title" hidden>
     <h2 id="forbidden-title" tabindex="-1">${e(t.notAdminTitle)}</h2>
     <p id="forbidden-text"></p>
-    <p class="actions"><button id="recheck" type="button" class="button primary">${e(t.tryAgain)}</button> <button type="button" class="button signout">${e(t.signOut)}</button></p>
+    <p class="actions"><button id="recheck" type="button" class="button primary">${e(t.tryAgain)}</button>
+      <button type="button" class="button signout">${e(t.signOut)}</button></p>
   </section>
   <div id="app" hidden>
     <nav class="bar" aria-label="${e(t.nav)}">
@@ -104,12 +105,14 @@ ${model.icons ? '<link rel="icon" href="/favicon.ico" sizes="32x32">\n' : ''}<li
       <form id="search" role="search">
         <label for="q">${e(t.searchLabel)}</label>
         <p class="hint" id="q-hint">${e(t.searchHint)}</p>
-        <p class="inline"><input id="q" name="q" type="search" autocomplete="off" spellcheck="false" maxlength="200" aria-describedby="q-hint"> <button type="submit" class="button primary">${e(t.search)}</button></p>
+        <p class="inline"><input id="q" name="q" type="search" autocomplete="off" spellcheck="false" maxlength="200" aria-describedby="q-hint">
+          <button type="submit" class="button primary">${e(t.search)}</button></p>
       </form>
       <p id="results-count" class="hint"></p>
       <div class="scroll"><table id="results" hidden>
         <caption class="sr-only">${e(t.people)}</caption>
-        <thead><tr><th scope="col">${e(t.name)}</th><th scope="col">${e(t.phone)}</th><th scope="col">${e(t.roles)}</th><th scope="col">${e(t.status)}</th><th scope="col">${e(t.created)}</th><th scope="col">${e(t.lastLogin)}</th></tr></thead>
+        <thead><tr><th scope="col">${e(t.name)}</th><th scope="col">${e(t.phone)}</th><th scope="col">${e(t.roles)}</th><th scope="col">${e(t.status)}</th>
+          <th scope="col">${e(t.created)}</th><th scope="col">${e(t.lastLogin)}</th></tr></thead>
         <tbody></tbody>
       </table></div>
       <p><button id="more" type="button" class="button" hidden>${e(t.more)}</button></p>
@@ -129,32 +132,38 @@ ${model.icons ? '<link rel="icon" href="/favicon.ico" sizes="32x32">\n' : ''}<li
       <form id="roles-form">
         <label for="roles">${e(t.rolesLabel)}</label>
         <p class="hint" id="roles-hint">${e(t.rolesHint)}</p>
-        <p class="inline"><input id="roles" name="roles" type="text" autocomplete="off" spellcheck="false" maxlength="500" aria-describedby="roles-hint"> <button type="submit" class="button">${e(t.saveRoles)}</button></p>
+        <p class="inline"><input id="roles" name="roles" type="text" autocomplete="off" spellcheck="false" maxlength="500" aria-describedby="roles-hint">
+          <button type="submit" class="button">${e(t.saveRoles)}</button></p>
       </form>
       <h3>${e(t.sessions)}</h3>
       <p id="no-sessions" class="hint" hidden>${e(t.noSessions)}</p>
       <div class="scroll"><table id="sessions">
-        <thead><tr><th scope="col">${e(t.kind)}</th><th scope="col">${e(t.client)}</th><th scope="col">${e(t.device)}</th><th scope="col">${e(t.ip)}</th><th scope="col">${e(t.created)}</th><th scope="col">${e(t.lastUsed)}</th><th scope="col">${e(t.expires)}</th><th scope="col"><span class="sr-only">${e(t.endSession)}</span></th></tr></thead>
+        <thead><tr><th scope="col">${e(t.kind)}</th><th scope="col">${e(t.client)}</th><th scope="col">${e(t.device)}</th><th scope="col">${e(t.ip)}</th>
+          <th scope="col">${e(t.created)}</th><th scope="col">${e(t.lastUsed)}</th><th scope="col">${e(t.expires)}</th>
+          <th scope="col"><span class="sr-only">${e(t.endSession)}</span></th></tr></thead>
         <tbody></tbody>
       </table></div>
       <p><button id="end-all" type="button" class="button">${e(t.endAllSessions)}</button></p>
       <h3>${e(t.blockTitle)}</h3>
       <form id="block-form">
         <label for="block-reason">${e(t.blockReason)}</label>
-        <p class="inline"><input id="block-reason" name="reason" type="text" maxlength="200" autocomplete="off"> <button type="submit" class="button danger">${e(t.block)}</button></p>
+        <p class="inline"><input id="block-reason" name="reason" type="text" maxlength="200" autocomplete="off">
+          <button type="submit" class="button danger">${e(t.block)}</button></p>
       </form>
       <p><button id="unblock" type="button" class="button" hidden>${e(t.unblock)}</button></p>
       <h3>${e(t.recentEvents)}</h3>
       <p id="no-person-events" class="hint" hidden>${e(t.noEvents)}</p>
       <div class="scroll"><table id="person-events">
-        <thead><tr><th scope="col">${e(t.time)}</th><th scope="col">${e(t.type)}</th><th scope="col">${e(t.actor)}</th><th scope="col">${e(t.client)}</th><th scope="col">${e(t.detail)}</th></tr></thead>
+        <thead><tr><th scope="col">${e(t.time)}</th><th scope="col">${e(t.type)}</th><th scope="col">${e(t.actor)}</th><th scope="col">${e(t.client)}</th>
+          <th scope="col">${e(t.detail)}</th></tr></thead>
         <tbody></tbody>
       </table></div>
       <h3>${e(t.eraseTitle)}</h3>
       <form id="erase-form" class="danger-zone">
         <p id="erase-warning">${e(t.eraseWarning)}</p>
         <label for="erase-confirm" id="erase-label"></label>
-        <p class="inline"><input id="erase-confirm" name="confirm" type="text" autocomplete="off" spellcheck="false" aria-describedby="erase-warning"> <button id="erase" type="submit" class="button danger" aria-disabled="true">${e(t.erase)}</button></p>
+        <p class="inline"><input id="erase-confirm" name="confirm" type="text" autocomplete="off" spellcheck="false" aria-describedby="erase-warning">
+          <button id="erase" type="submit" class="button danger" aria-disabled="true">${e(t.erase)}</button></p>
       </form>
     </section>
 
@@ -163,7 +172,8 @@ ${model.icons ? '<link rel="icon" href="/favicon.ico" sizes="32x32">\n' : ''}<li
       <p class="hint">${e(t.keysIntro)}</p>
       <p id="no-keys" class="hint" hidden>${e(t.noKeys)}</p>
       <div class="scroll"><table id="key-list">
-        <thead><tr><th scope="col">${e(t.keyName)}</th><th scope="col">${e(t.scopes)}</th><th scope="col">${e(t.created)}</th><th scope="col">${e(t.lastUsed)}</th><th scope="col"><span class="sr-only">${e(t.revoke)}</span></th></tr></thead>
+        <thead><tr><th scope="col">${e(t.keyName)}</th><th scope="col">${e(t.scopes)}</th><th scope="col">${e(t.created)}</th>
+          <th scope="col">${e(t.lastUsed)}</th><th scope="col"><span class="sr-only">${e(t.revoke)}</span></th></tr></thead>
         <tbody></tbody>
       </table></div>
       <form id="key-form">
@@ -186,13 +196,17 @@ ${model.icons ? '<link rel="icon" href="/favicon.ico" sizes="32x32">\n' : ''}<li
       <h2 id="events-title" tabindex="-1">${e(t.events)}</h2>
       <p class="hint">${e(t.eventsIntro)}</p>
       <form id="events-form">
-        <p class="inline"><label for="ev-user">${e(t.filterUser)}</label> <input id="ev-user" name="userId" type="text" autocomplete="off" spellcheck="false" maxlength="100"></p>
-        <p class="inline"><label for="ev-type">${e(t.filterType)}</label> <select id="ev-type" name="type"><option value="">${e(t.anyType)}</option>${typeOptions}</select></p>
-        <p><button id="follow" type="submit" class="button primary">${e(t.follow)}</button> <button id="unfollow" type="button" class="button" hidden>${e(t.stopFollowing)}</button></p>
+        <p class="inline"><label for="ev-user">${e(t.filterUser)}</label>
+          <input id="ev-user" name="userId" type="text" autocomplete="off" spellcheck="false" maxlength="100"></p>
+        <p class="inline"><label for="ev-type">${e(t.filterType)}</label>
+          <select id="ev-type" name="type"><option value="">${e(t.anyType)}</option>${typeOptions}</select></p>
+        <p><button id="follow" type="submit" class="button primary">${e(t.follow)}</button>
+          <button id="unfollow" type="button" class="button" hidden>${e(t.stopFollowing)}</button></p>
       </form>
       <p id="stream-status" class="hint" role="status">${e(t.stopped)}</p>
       <div class="scroll"><table id="live">
-        <thead><tr><th scope="col">${e(t.time)}</th><th scope="col">${e(t.type)}</th><th scope="col">${e(t.userId)}</th><th scope="col">${e(t.actor)}</th><th scope="col">${e(t.client)}</th><th scope="col">${e(t.detail)}</th></tr></thead>
+        <thead><tr><th scope="col">${e(t.time)}</th><th scope="col">${e(t.type)}</th><th scope="col">${e(t.userId)}</th><th scope="col">${e(t.actor)}</th>
+          <th scope="col">${e(t.client)}</th><th scope="col">${e(t.detail)}</th></tr></thead>
         <tbody></tbody>
       </table></div>
     </section>
