@@ -98,8 +98,8 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     confirm: "Sign in to {app} on {device}, {place}, {time}? Reply YES {number} to sign in, NO {number} if this wasn't you.",
     whichOne: '{count} sign-ins to {app} are waiting for your answer: {list}. Reply YES or NO with the number of the one you mean, e.g. YES {example}.',
     denied:
-      'OK, nobody was signed in. If you did not ask for this, someone may be trying to get into your account: never send a code you were given by someone ' +
-      'else.',
+      'OK, nobody was signed in. If you did not ask for this, someone may be trying to get into your account: ' +
+      'never send a code you were given by someone else.',
     nothingToConfirm: 'There is no sign-in waiting for your answer (it may have expired). Please start again in the app.',
     signedOut: 'Done: you are signed out of {app} everywhere ({count} sessions ended).',
     cannotSignIn: 'WhatsApp did not tell {app} who sent this message, so it cannot sign you in from this chat. Please sign in another way.',
@@ -110,15 +110,15 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     noButton: 'No, not me',
     relayed: 'Message from {sender}, sent through {app}. It is not from {app}: {app} never asks you to send a code or to reply YES for someone else.',
     help:
-      '{app} understands these messages: the code the app shows you (to sign in), SESSIONS (where you are signed in), STOP (sign out everywhere), DELETE ' +
-      '(erase your account and everything {app} keeps about you), HELP (this list).',
+      '{app} understands these messages: the code the app shows you (to sign in), SESSIONS (where you are signed in), STOP (sign out everywhere), ' +
+      'DELETE (erase your account and everything {app} keeps about you), HELP (this list).',
     sessions: 'Where you are signed in to {app} ({count}): {list}. Reply STOP to sign out everywhere.',
     noSessions: 'You are not signed in to {app} anywhere.',
     sessionItem: '{device}, {place}, last used {time}',
     oidcItem: '{client} on {device}, {place}, last used {time}',
     eraseConfirm:
-      'Reply DELETE {number} within {minutes} minutes to erase your {app} account and everything {app} keeps about you. This cannot be undone. To keep ' +
-      'your account, do nothing.',
+      'Reply DELETE {number} within {minutes} minutes to erase your {app} account and everything {app} keeps about you. This cannot be undone. ' +
+      'To keep your account, do nothing.',
     erased: 'Done: your {app} account and everything {app} kept about you are erased. If you send a code again, a new account is made.',
     nothingToErase: 'Nothing was erased: no deletion is waiting for that number (it may have expired). Reply DELETE to get a new number.',
     eraseBlocked: 'Your {app} account is blocked, so it cannot be erased from the chat. Please contact {app} support to have it erased.',
@@ -142,15 +142,15 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     noButton: 'Não fui eu',
     relayed: 'Mensagem de {sender}, enviada pelo {app}. Ela não é do {app}: o {app} nunca pede que você envie um código ou responda SIM para outra pessoa.',
     help:
-      'O {app} entende estas mensagens: o código que o aplicativo mostra (para entrar), SESSÕES (onde você está conectado), PARAR (sair de todos os ' +
-      'aparelhos), APAGAR (apagar sua conta e tudo o que o {app} guarda sobre você), AJUDA (esta lista).',
+      'O {app} entende estas mensagens: o código que o aplicativo mostra (para entrar), SESSÕES (onde você está conectado), ' +
+      'PARAR (sair de todos os aparelhos), APAGAR (apagar sua conta e tudo o que o {app} guarda sobre você), AJUDA (esta lista).',
     sessions: 'Onde você está conectado no {app} ({count}): {list}. Responda PARAR para sair de todos os aparelhos.',
     noSessions: 'Você não está conectado no {app} em nenhum aparelho.',
     sessionItem: '{device}, {place}, último uso {time}',
     oidcItem: '{client} em {device}, {place}, último uso {time}',
     eraseConfirm:
-      'Responda APAGAR {number} em até {minutes} minutos para apagar sua conta do {app} e tudo o que o {app} guarda sobre você. Isso não pode ser ' +
-      'desfeito. Para manter sua conta, não faça nada.',
+      'Responda APAGAR {number} em até {minutes} minutos para apagar sua conta do {app} e tudo o que o {app} guarda sobre você. Isso não pode ser desfeito. ' +
+      'Para manter sua conta, não faça nada.',
     erased: 'Pronto: sua conta do {app} e tudo o que o {app} guardava sobre você foram apagados. Se você enviar um código de novo, uma conta nova será criada.',
     nothingToErase: 'Nada foi apagado: nenhuma exclusão espera esse número (pode ter expirado). Responda APAGAR para receber um número novo.',
     eraseBlocked: 'Sua conta do {app} está bloqueada, então não pode ser apagada por esta conversa. Fale com o suporte do {app} para apagá-la.',
@@ -164,8 +164,8 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     whichOne:
       '{count} inicios de sesión en {app} esperan tu respuesta: {list}. Responde SÍ o NO con el número del que quieres decir, por ejemplo SÍ {example}.',
     denied:
-      'De acuerdo, nadie ha iniciado sesión. Si no lo pediste tú, alguien puede estar intentando entrar en tu cuenta: nunca envíes un código que te haya ' +
-      'dado otra persona.',
+      'De acuerdo, nadie ha iniciado sesión. Si no lo pediste tú, alguien puede estar intentando entrar en tu cuenta: ' +
+      'nunca envíes un código que te haya dado otra persona.',
     nothingToConfirm: 'No hay ningún inicio de sesión esperando tu respuesta (puede haber caducado). Vuelve a empezar en la aplicación.',
     signedOut: 'Hecho: has cerrado sesión en {app} en todas partes ({count} sesiones cerradas).',
     cannotSignIn: 'WhatsApp no le indicó a {app} quién envió este mensaje, así que no puede iniciar tu sesión desde este chat. Inicia sesión de otra forma.',
@@ -176,15 +176,15 @@ export const CATALOGUE: Record<Language, ChatTexts> = {
     noButton: 'No fui yo',
     relayed: 'Mensaje de {sender}, enviado a través de {app}. No es de {app}: {app} nunca te pide que envíes un código ni que respondas SÍ por otra persona.',
     help:
-      '{app} entiende estos mensajes: el código que te muestra la aplicación (para iniciar sesión), SESIONES (dónde tienes la sesión iniciada), STOP (cerrar ' +
-      'sesión en todas partes), BORRAR (borrar tu cuenta y todo lo que {app} guarda sobre ti), AYUDA (esta lista).',
+      '{app} entiende estos mensajes: el código que te muestra la aplicación (para iniciar sesión), SESIONES (dónde tienes la sesión iniciada), ' +
+      'STOP (cerrar sesión en todas partes), BORRAR (borrar tu cuenta y todo lo que {app} guarda sobre ti), AYUDA (esta lista).',
     sessions: 'Dónde tienes la sesión iniciada en {app} ({count}): {list}. Responde STOP para cerrar sesión en todas partes.',
     noSessions: 'No tienes la sesión iniciada en {app} en ningún sitio.',
     sessionItem: '{device}, {place}, último uso {time}',
     oidcItem: '{client} en {device}, {place}, último uso {time}',
     eraseConfirm:
-      'Responde BORRAR {number} en los próximos {minutes} minutos para borrar tu cuenta de {app} y todo lo que {app} guarda sobre ti. No se puede ' +
-      'deshacer. Para conservar tu cuenta, no hagas nada.',
+      'Responde BORRAR {number} en los próximos {minutes} minutos para borrar tu cuenta de {app} y todo lo que {app} guarda sobre ti. No se puede deshacer. ' +
+      'Para conservar tu cuenta, no hagas nada.',
     erased: 'Hecho: tu cuenta de {app} y todo lo que {app} guardaba sobre ti se han borrado. Si vuelves a enviar un código, se creará una cuenta nueva.',
     nothingToErase: 'No se ha borrado nada: ningún borrado espera ese número (puede haber caducado). Responde BORRAR para recibir un número nuevo.',
     eraseBlocked: 'Tu cuenta de {app} está bloqueada, así que no se puede borrar desde este chat. Contacta con el soporte de {app} para que la borren.',

@@ -786,8 +786,8 @@ function readConfig(env: Env): Config {
   }
   if (production && webhookIsOpen({ webhookSecret, webhookJwtKey, webhookBearerKey, webhookPathSecret })) {
     problem(
-      'One of WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY or WEBHOOK_PATH_SECRET is required when NODE_ENV=production (an open webhook lets anyone ' +
-        'sign in as anyone)',
+      'One of WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY or WEBHOOK_PATH_SECRET is required when NODE_ENV=production ' +
+        '(an open webhook lets anyone sign in as anyone)',
     );
   }
   part(

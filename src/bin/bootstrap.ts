@@ -67,8 +67,8 @@ export function compose(role: Role, config: Config, log: Logger): Bootstrapped {
   }
   if (webhookIsOpen(config)) {
     log.warn(
-      'Webhook authentication is not set (none of WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY, WEBHOOK_PATH_SECRET): anyone who can reach the ' +
-        'webhook can sign in as anyone.',
+      'Webhook authentication is not set (none of WEBHOOK_SECRET, WEBHOOK_JWT_KEY, WEBHOOK_BEARER_KEY, WEBHOOK_PATH_SECRET): ' +
+        'anyone who can reach the webhook can sign in as anyone.',
     );
   }
   for (const warning of [...shortRetryWindows(config), ...configWarnings(config)]) log.warn(warning);

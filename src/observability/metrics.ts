@@ -139,8 +139,8 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
   const priced = new client.Counter({
     name: `${PREFIX}replies_priced_total`,
     help:
-      "Messages the gateway priced (Cloud API status webhooks' pricing), once each, by reply kind, gateway, number, recipient country, pricing category and " +
-      "model, and whether billable: billable × the country's rate is what replies cost",
+      "Messages the gateway priced (Cloud API status webhooks' pricing), once each, by reply kind, gateway, number, recipient country, " +
+      "pricing category and model, and whether billable: billable × the country's rate is what replies cost",
     labelNames: ['kind', 'gateway', 'number', 'country', 'category', 'pricing_model', 'billable'] as const,
     registers: webRegs,
   });
@@ -223,24 +223,24 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
   const repliesSent = new client.Counter({
     name: `${PREFIX}replies_sent_total`,
     help:
-      'Chat replies the gateway took, by kind, gateway, number (phone number id or instance) and recipient country (unknown when the phone was withheld): on ' +
-      'a gateway that reports no pricing (Evolution), what replies cost is counted from these',
+      'Chat replies the gateway took, by kind, gateway, number (phone number id or instance) and recipient country (unknown when the phone was withheld): ' +
+      'on a gateway that reports no pricing (Evolution), what replies cost is counted from these',
     labelNames: ['kind', 'gateway', 'number', 'country'] as const,
     registers: workerRegs,
   });
   const repliesWithheld = new client.Counter({
     name: `${PREFIX}replies_withheld_total`,
     help:
-      'Chat replies not sent, by kind, reason (policy: the kind is off in CHAT_REPLY_KINDS; daily-cap: REPLY_DAILY_CAP_PER_COUNTRY reached for the country ' +
-      'today, UTC) and recipient country; the login went on',
+      'Chat replies not sent, by kind, reason (policy: the kind is off in CHAT_REPLY_KINDS; ' +
+      'daily-cap: REPLY_DAILY_CAP_PER_COUNTRY reached for the country today, UTC) and recipient country; the login went on',
     labelNames: ['kind', 'reason', 'country'] as const,
     registers: workerRegs,
   });
   const inboundFailed = new client.Counter({
     name: `${PREFIX}inbound_failed_total`,
     help:
-      'Inbound chat messages whose job failed for good (a fault other than Redis, past its attempts, or stalled too often): no login, no reply until ' +
-      'replayed with npm run replay-inbound',
+      'Inbound chat messages whose job failed for good (a fault other than Redis, past its attempts, or stalled too often): ' +
+      'no login, no reply until replayed with npm run replay-inbound',
     registers: workerRegs,
   });
   let replicaDegraded: () => number = () => 0;
@@ -271,8 +271,8 @@ export function createProcessMetrics(roles: { web: boolean; worker: boolean }): 
   const sendersRefused = new client.Counter({
     name: `${PREFIX}sender_refused_total`,
     help:
-      'Chat messages that did nothing, by reason: the sender over SENDER_MESSAGES_PER_MINUTE (slowed), or from a country SENDER_COUNTRIES_ALLOW / _DENY ' +
-      "refuses (country); by the sender's country",
+      'Chat messages that did nothing, by reason: the sender over SENDER_MESSAGES_PER_MINUTE (slowed), ' +
+      "or from a country SENDER_COUNTRIES_ALLOW / _DENY refuses (country); by the sender's country",
     labelNames: ['reason', 'country'] as const,
     registers: workerRegs,
   });

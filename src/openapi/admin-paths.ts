@@ -217,9 +217,10 @@ export const ADMIN_ROUTES: RouteDoc[] = [
     tag: 'accounts',
     summary: 'Block a person: every app session and OpenID login ends now, and no sign-in by any path goes through until unblocked',
     description:
-      'The sender of a code or a YES whose account is blocked signs no one in: the waiting client hears what a NO gives it (check-login 403 ' +
-      '`LOGIN_DENIED`, socket `pin-error {error: LOGIN_DENIED}`), the person is told in the chat (reply kind `blocked`). Blocking a blocked account keeps ' +
-      "the first block's time and reason. An admin cannot block their own account.",
+      'The sender of a code or a YES whose account is blocked signs no one in: ' +
+      'the waiting client hears what a NO gives it (check-login 403 `LOGIN_DENIED`, socket `pin-error {error: LOGIN_DENIED}`), ' +
+      "the person is told in the chat (reply kind `blocked`). Blocking a blocked account keeps the first block's time and reason. " +
+      'An admin cannot block their own account.',
     auth: 'adminApi',
     params: { id: 'the user id' },
     body: res.blockBodySchema,
@@ -287,9 +288,10 @@ const PEOPLE_ROUTES: RouteDoc[] = [
     tag: 'accounts',
     summary: 'Find people: by user id, phone (any format), LID, BSUID or name prefix; everyone newest first without `q`',
     description:
-      'An identifier (an exact user id, a phone in any format, canonicalised; a LID, digits with or without `@lid`; a BSUID) answers the people it is ' +
-      'linked to, on one page. Anything else is a case- and accent-insensitive prefix of the name or the surname, in name order. Without `q`: everyone, ' +
-      'newest first. Pages are `limit` long; `next` is the cursor of the next.',
+      'An identifier (an exact user id, a phone in any format, canonicalised; a LID, digits with or without `@lid`; ' +
+      'a BSUID) answers the people it is linked to, on one page. ' +
+      'Anything else is a case- and accent-insensitive prefix of the name or the surname, in name order. Without `q`: everyone, newest first. ' +
+      'Pages are `limit` long; `next` is the cursor of the next.',
     auth: 'adminApi',
     query: { q: 'an identifier or the start of a name; at most 200 characters', cursor: "the previous page's `next`", limit: '1..100, default 20' },
     example: {
@@ -378,9 +380,9 @@ const PEOPLE_ROUTES: RouteDoc[] = [
     tag: 'accounts',
     summary: "Sets the person's roles (`user` always kept); audited as `account.roles-changed`",
     description:
-      'Role names: a lower-case letter, then up to 31 lower-case letters, digits, `_`, `.` or `-`; at most 16 roles with `user`. Tokens issued from now on ' +
-      'carry them, a session at its next refresh, OpenID clients in the `roles` claim (scope `roles`). Giving or taking `admin` needs an admin signed in ' +
-      '(not an API key).',
+      'Role names: a lower-case letter, then up to 31 lower-case letters, digits, `_`, `.` or `-`; at most 16 roles with `user`. ' +
+      'Tokens issued from now on carry them, a session at its next refresh, OpenID clients in the `roles` claim (scope `roles`). ' +
+      'Giving or taking `admin` needs an admin signed in (not an API key).',
     auth: 'adminApi',
     params: userParam,
     body: res.setRolesBodySchema,
@@ -429,9 +431,9 @@ const PEOPLE_ROUTES: RouteDoc[] = [
     tag: 'accounts',
     summary: 'Erase a person: every key about them, leaving a receipt without personal data (GDPR art. 17, LGPD art. 18, DPDP Act)',
     description:
-      'Needs `users:write`. Sessions and OpenID logins end first, identifier links go before the user record (the next message from the same phone makes a ' +
-      'new account). A fault halfway leaves a plan a retry of this request finishes with the same receipt; a finished erase answers 404 after. ' +
-      'docs/accounts.md, "Erase".',
+      'Needs `users:write`. Sessions and OpenID logins end first, ' +
+      'identifier links go before the user record (the next message from the same phone makes a new account). ' +
+      'A fault halfway leaves a plan a retry of this request finishes with the same receipt; a finished erase answers 404 after. docs/accounts.md, "Erase".',
     auth: 'adminApi',
     params: { id: 'the user id' },
     example: { params: { id: USER_ID }, ok: { success: true, receipt: RECEIPT_EXAMPLE } },

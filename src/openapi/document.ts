@@ -66,8 +66,9 @@ const SECURITY: Record<Auth, object> = {
     type: 'http',
     scheme: 'bearer',
     description:
-      "an admin's access token (a person with the `admin` role, signed in through the chat) or an API key `pak_<id>_<secret>` with the route's scope " +
-      '(docs/accounts.md); requests a browser marks as cross-site are refused',
+      "an admin's access token (a person with the `admin` role, " +
+      "signed in through the chat) or an API key `pak_<id>_<secret>` with the route's scope (docs/accounts.md); " +
+      'requests a browser marks as cross-site are refused',
   },
   metrics: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (or the admin basic-auth login)' },
   verifyToken: { type: 'apiKey', in: 'query', name: 'hub.verify_token', description: 'WEBHOOK_VERIFY_TOKEN' },
@@ -172,8 +173,8 @@ export function buildOpenApi(opts: DocumentOptions): Record<string, unknown> {
       description:
         'Sign people in through a WhatsApp message: register a PIN with an emoji string, the person sends the emoji string to the ' +
         "service's number, and the client gets tokens by polling check-login or instantly over Socket.IO (see `x-socket-events`). " +
-        'Every error is `{success: false, error: CODE, message}`; an unknown path answers 404 NOT_FOUND and a known path with another method 405 ' +
-        'METHOD_NOT_ALLOWED (with `Allow`).',
+        'Every error is `{success: false, error: CODE, message}`; ' +
+        'an unknown path answers 404 NOT_FOUND and a known path with another method 405 METHOD_NOT_ALLOWED (with `Allow`).',
     },
     tags: [
       { name: 'login', description: 'Start a login and collect its result' },

@@ -82,8 +82,9 @@ export const ROUTES: RouteDoc[] = [
     tag: 'session',
     summary: 'The public keys tokens are verified with (check a token offline, without a secret)',
     description:
-      'Cacheable for 5 minutes; a new key is published at least that long before it signs. The OpenID provider (when OIDC_CLIENTS is set) serves the same ' +
-      'set as its jwks_uri; its own endpoints live under /oidc (see docs/oidc.md and its discovery document).',
+      'Cacheable for 5 minutes; a new key is published at least that long before it signs. ' +
+      'The OpenID provider (when OIDC_CLIENTS is set) serves the same set as its jwks_uri; ' +
+      'its own endpoints live under /oidc (see docs/oidc.md and its discovery document).',
     ok: { description: 'the key set', schema: res.jwksResponseSchema, contentType: 'application/jwk-set+json' },
     errors: [],
   },
@@ -93,11 +94,11 @@ export const ROUTES: RouteDoc[] = [
     tag: 'login',
     summary: 'Register a PIN with the emoji string the person will send',
     description:
-      "Starts a login. The person then sends `PIN: <emoji string>` (or the bare emoji string) to the service's WhatsApp number: `whatsappNumber`, a " +
-      'healthy one of its numbers. ' +
+      "Starts a login. The person then sends `PIN: <emoji string>` (or the bare emoji string) to the service's WhatsApp number: " +
+      '`whatsappNumber`, a healthy one of its numbers. ' +
       'Registering the same PIN and emoji string again while pending is idempotent (same pinId, seconds left). ' +
-      'Send an `Idempotency-Key` header (or `idempotencyKey` in the body), new for each attempt and the same on its retries: a retry of an attempt that ' +
-      'was applied (a 503 or a lost answer) then gets the same pinId and emoji string, also when the server draws the string.',
+      'Send an `Idempotency-Key` header (or `idempotencyKey` in the body), new for each attempt and the same on its retries: ' +
+      'a retry of an attempt that was applied (a 503 or a lost answer) then gets the same pinId and emoji string, also when the server draws the string.',
     body: req.registerPinSchema,
     ok: { description: 'registered (or already registered)', schema: res.registerPinResponseSchema },
     example: {
@@ -131,8 +132,8 @@ export const ROUTES: RouteDoc[] = [
     tag: 'session',
     summary: 'Rotate the refresh token (or get a new pair by user id)',
     description:
-      '`{refreshToken}` rotates it: presenting a spent one closes the whole session. `{id}` needs an unexpired access token of that user. The bearer ' +
-      'access token may be expired.',
+      '`{refreshToken}` rotates it: presenting a spent one closes the whole session. `{id}` needs an unexpired access token of that user. ' +
+      'The bearer access token may be expired.',
     auth: 'bearerExpiredOk',
     body: req.refreshSchema,
     ok: { description: 'a new access and refresh token', schema: res.tokenPairSchema },
@@ -355,8 +356,8 @@ export const ROUTES: RouteDoc[] = [
     tag: 'pages',
     summary: 'Login page (when DEMO_PAGE is on)',
     description:
-      'Shows the emoji string the server drew, a QR code and a wa.me link with the message prefilled, the time left, then the profile. Uses the typed ' +
-      'client. The same page (src/demo/page.ts) is the OpenID login step. Sent brotli- or gzip-compressed when the request accepts it.',
+      'Shows the emoji string the server drew, a QR code and a wa.me link with the message prefilled, the time left, then the profile. ' +
+      'Uses the typed client. The same page (src/demo/page.ts) is the OpenID login step. Sent brotli- or gzip-compressed when the request accepts it.',
     ok: html('the login page'),
     errors: ['NOT_FOUND'],
   },
@@ -366,9 +367,10 @@ export const ROUTES: RouteDoc[] = [
     tag: 'pages',
     summary: 'Operator console',
     description:
-      'Sign in with pin-auth itself (the chat login; the person needs the `admin` role), then search people, see their identifiers, sessions and events, ' +
-      'change roles, end sessions, block, erase, create and revoke API keys and follow the audit trail live, all through the admin API (`/admin/api/v1`) ' +
-      'with the session\'s access token. In the language of `Accept-Language`; docs/accounts.md, "The console".',
+      'Sign in with pin-auth itself (the chat login; the person needs the `admin` role), ' +
+      'then search people, see their identifiers, sessions and events, change roles, end sessions, block, erase, create and revoke API keys ' +
+      "and follow the audit trail live, all through the admin API (`/admin/api/v1`) with the session's access token. " +
+      'In the language of `Accept-Language`; docs/accounts.md, "The console".',
     ok: html('the console'),
     errors: [],
   },
@@ -401,8 +403,8 @@ export const ROUTES: RouteDoc[] = [
     tag: 'pages',
     summary: 'The pictures of the emoji the server draws (when DEMO_PAGE is on or OpenID clients are configured)',
     description:
-      'One Twemoji SVG per emoji of the alphabet, named by its code point in lowercase hex (e.g. `1f34e.svg` for 🍎), so the code shows in colour where no ' +
-      'emoji font is installed; any other name is 404.',
+      'One Twemoji SVG per emoji of the alphabet, named by its code point in lowercase hex (e.g. ' +
+      '`1f34e.svg` for 🍎), so the code shows in colour where no emoji font is installed; any other name is 404.',
     params: { asset: "the emoji's code point in lowercase hex, then `.svg`" },
     example: { params: { asset: '1f34e.svg' } },
     ok: { description: 'SVG', contentType: 'image/svg+xml' },

@@ -12,8 +12,8 @@ const int = { type: 'integer', minimum: 0 } as const;
 export const userSchema = {
   type: 'object',
   description:
-    'The signed-in person: found by any identifier the chat message carries (phone, WhatsApp LID, Cloud API user id), or created with roles ["user"] on ' +
-    'first login.',
+    'The signed-in person: found by any identifier the chat message carries (phone, WhatsApp LID, Cloud API user id), ' +
+    'or created with roles ["user"] on first login.',
   properties: {
     id: str,
     name: { type: 'string', description: "the gateway's display name up to its first space" },
@@ -84,8 +84,8 @@ export const registerPinResponseSchema = {
       type: 'string',
       pattern: '^[1-9][0-9]{6,14}$',
       description:
-        'the WhatsApp number to send it to (digits, international format): the first healthy one of the numbers configured (WHATSAPP_NUMBERS, else ' +
-        'WHATSAPP_NUMBER); absent when none is configured',
+        'the WhatsApp number to send it to (digits, international format): ' +
+        'the first healthy one of the numbers configured (WHATSAPP_NUMBERS, else WHATSAPP_NUMBER); absent when none is configured',
     },
   },
   required: ['success', 'message', 'pinId', 'expiresIn'],

@@ -76,8 +76,8 @@ export const channelSchema = {
   type: 'string',
   pattern: '^(log|evolution:[^\\s]{1,128}|cloud:[0-9]{1,32})$',
   description:
-    'The channel to send on: `evolution:<instance>`, `cloud:<phone_number_id>` or `log`, one of those configured (default: DEFAULT_CHANNEL, else the first ' +
-    'configured).',
+    'The channel to send on: `evolution:<instance>`, `cloud:<phone_number_id>` or `log`, one of those configured (default: ' +
+    'DEFAULT_CHANNEL, else the first configured).',
 } as const;
 
 // not JSONSchemaType: it would make `channel` nullable, and `{"channel": null}` must be a VALIDATION_ERROR

@@ -373,8 +373,8 @@ export const CONSOLE_TEXTS: Record<PageLanguage, ConsoleTexts> = {
     cannotStart: 'No se pudo iniciar la sesión: {reason}',
     notAdminTitle: 'No eres administrador',
     notAdmin:
-      '{who} inició sesión pero no tiene el rol admin, así que la consola sigue cerrada. Un administrador puede conceder el rol (npm run accounts -- ' +
-      'grant-admin).',
+      '{who} inició sesión pero no tiene el rol admin, así que la consola sigue cerrada. ' +
+      'Un administrador puede conceder el rol (npm run accounts -- grant-admin).',
     tryAgain: 'Comprobar otra vez',
     signOut: 'Cerrar sesión',
     signedInAs: 'Sesión iniciada como {who}',
