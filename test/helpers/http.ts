@@ -21,7 +21,11 @@ export async function request<T = Record<string, unknown>>(
     body = typeof opts.raw === 'string' ? opts.raw : new Blob([new Uint8Array(opts.raw)]);
   }
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  const res = await fetch(base + path, { method, headers, body, signal: AbortSignal.timeout(15000) });
+  const res = await fetch(base + path, { method, headers, body, signal: AbortSignal.timeout(15000) }).catch((err: unknown) => {
+    // fetch's own message is only "fetch failed": say which request and why (ECONNREFUSED, a socket closed, EMFILE…)
+    const cause = err instanceof Error && err.cause instanceof Error ? ` (${(err.cause as NodeJS.ErrnoException).code ?? ''} ${err.cause.message})` : '';
+    throw new Error(`${method} ${base}${path}: ${err instanceof Error ? err.message : String(err)}${cause}`, { cause: err });
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {
