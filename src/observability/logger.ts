@@ -8,9 +8,13 @@ import winston from 'winston';
 export type Logger = winston.Logger;
 
 export function createLogger(opts: { level: string; production: boolean; role: string; instance: string }): Logger {
+  // winston formats a line before its transport compares levels: a line below the logger's level
+  // is dropped first (a format returning false filters the line: winston's documented way)
+  const atLevel = winston.format((info) => (logger.isLevelEnabled(info.level) ? info : false));
   const format = opts.production
-    ? winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json())
+    ? winston.format.combine(atLevel(), winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json())
     : winston.format.combine(
+        atLevel(),
         winston.format.timestamp({ format: 'HH:mm:ss.SSS' }),
         winston.format.errors({ stack: true }),
         winston.format.printf((info) => {
@@ -19,12 +23,13 @@ export function createLogger(opts: { level: string; production: boolean; role: s
           return `${String(timestamp)} ${String(role)} ${level}: ${String(message)}${extra}${stack ? `\n${String(stack)}` : ''}`;
         }),
       );
-  return winston.createLogger({
+  const logger = winston.createLogger({
     level: opts.level,
     defaultMeta: { role: opts.role, instance: opts.instance },
     format,
     transports: [new winston.transports.Console({ stderrLevels: ['error'] })],
   });
+  return logger;
 }
 
 const CONSOLE_LEVELS = { debug: 'debug', log: 'info', info: 'info', warn: 'warn', error: 'error' } as const;

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import winston from 'winston';
+import { createLogger } from '../../src/observability/logger.js';
 import { PRODUCTION_ENV } from '../helpers/production.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
 import { runNode, startProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
@@ -57,5 +59,45 @@ describe('ops: every log line is one JSON object, library warnings included', fu
     expect(record.level).to.equal('error');
     expect(record.problems.some((p) => p.startsWith('KEY_PREFIX'))).to.equal(true);
     expect(record.problems.some((p) => p.startsWith('One of WEBHOOK_SECRET'))).to.equal(true);
+  });
+});
+
+/** LOG_LEVEL: a line below it is dropped before winston formats it; what passes is formatted as before. */
+describe('ops: LOG_LEVEL drops a line before it is formatted', function () {
+  /** Keeps the formatted line of every entry that reaches a transport. */
+  class Kept extends winston.Transport {
+    readonly lines: Record<string, unknown>[] = [];
+    override log(info: Record<string | symbol, unknown>, next: () => void): void {
+      this.lines.push(JSON.parse(String(info[Symbol.for('message')])) as Record<string, unknown>);
+      next();
+    }
+  }
+
+  it("at warn: warn and error lines are JSON with their fields and a timestamp; info and debug lines reach no transport, the child logger's neither", function () {
+    const log = createLogger({ level: 'warn', production: true, role: 'web', instance: 'web-1' });
+    log.clear();
+    const kept = new Kept();
+    log.add(kept);
+    log.info('not written', { pinId: 'p1' });
+    log.debug('not written either');
+    log.child({ requestId: 'r1' }).info('nor this');
+    log.warn('written', { pinId: 'p2' });
+    log.child({ requestId: 'r2' }).error('and this');
+    expect(kept.lines.map((l) => l.message)).to.deep.equal(['written', 'and this']);
+    expect(kept.lines[0]).to.include({ level: 'warn', pinId: 'p2', role: 'web', instance: 'web-1' });
+    expect(kept.lines[1]).to.include({ level: 'error', requestId: 'r2' });
+    expect(Date.parse(String(kept.lines[0]!.timestamp))).to.be.greaterThan(0);
+  });
+
+  it("the logger's level read when a line is written: lowered to info, info lines are written", function () {
+    const log = createLogger({ level: 'warn', production: true, role: 'worker', instance: 'worker-1' });
+    log.clear();
+    const kept = new Kept();
+    log.add(kept);
+    log.info('before');
+    log.level = 'info';
+    log.info('after');
+    log.debug('still below');
+    expect(kept.lines.map((l) => l.message)).to.deep.equal(['after']);
   });
 });
