@@ -1,6 +1,7 @@
+import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import winston from 'winston';
-import { createLogger } from '../../src/observability/logger.js';
+import { createLogger, type Logger } from '../../src/observability/logger.js';
 import { PRODUCTION_ENV } from '../helpers/production.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
 import { runNode, startProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
@@ -64,40 +65,41 @@ describe('ops: every log line is one JSON object, library warnings included', fu
 
 /** LOG_LEVEL: a line below it is dropped before winston formats it; what passes is formatted as before. */
 describe('ops: LOG_LEVEL drops a line before it is formatted', function () {
-  /** Keeps the formatted line of every entry that reaches a transport. */
-  class Kept extends winston.Transport {
-    readonly lines: Record<string, unknown>[] = [];
-    override log(info: Record<string | symbol, unknown>, next: () => void): void {
-      this.lines.push(JSON.parse(String(info[Symbol.for('message')])) as Record<string, unknown>);
-      next();
-    }
-  }
+  /** Replaces the logger's transports with winston's Stream transport into an array of the lines written. */
+  const linesOf = (log: Logger): Record<string, unknown>[] => {
+    const lines: Record<string, unknown>[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    log.clear();
+    log.add(new winston.transports.Stream({ stream, eol: '' }));
+    return lines;
+  };
 
   it("at warn: warn and error lines are JSON with their fields and a timestamp; info and debug lines reach no transport, the child logger's neither", function () {
     const log = createLogger({ level: 'warn', production: true, role: 'web', instance: 'web-1' });
-    log.clear();
-    const kept = new Kept();
-    log.add(kept);
+    const lines = linesOf(log);
     log.info('not written', { pinId: 'p1' });
     log.debug('not written either');
     log.child({ requestId: 'r1' }).info('nor this');
     log.warn('written', { pinId: 'p2' });
     log.child({ requestId: 'r2' }).error('and this');
-    expect(kept.lines.map((l) => l.message)).to.deep.equal(['written', 'and this']);
-    expect(kept.lines[0]).to.include({ level: 'warn', pinId: 'p2', role: 'web', instance: 'web-1' });
-    expect(kept.lines[1]).to.include({ level: 'error', requestId: 'r2' });
-    expect(Date.parse(String(kept.lines[0]!.timestamp))).to.be.greaterThan(0);
+    expect(lines.map((l) => l.message)).to.deep.equal(['written', 'and this']);
+    expect(lines[0]).to.include({ level: 'warn', pinId: 'p2', role: 'web', instance: 'web-1' });
+    expect(lines[1]).to.include({ level: 'error', requestId: 'r2' });
+    expect(Date.parse(String(lines[0]!.timestamp))).to.be.greaterThan(0);
   });
 
   it("the logger's level read when a line is written: lowered to info, info lines are written", function () {
     const log = createLogger({ level: 'warn', production: true, role: 'worker', instance: 'worker-1' });
-    log.clear();
-    const kept = new Kept();
-    log.add(kept);
+    const lines = linesOf(log);
     log.info('before');
     log.level = 'info';
     log.info('after');
     log.debug('still below');
-    expect(kept.lines.map((l) => l.message)).to.deep.equal(['after']);
+    expect(lines.map((l) => l.message)).to.deep.equal(['after']);
   });
 });
