@@ -6,7 +6,7 @@ export function invalidField(field: string, message: string): AppError {
   return new AppError('VALIDATION_ERROR', `Invalid data: ${field} ${message}`, { details: [{ field, message }] });
 }
 
-/** A user id as a path names it: ids are opaque (22 base64url characters, or an older UUID); anything else names nobody (400). */
+/** A user id as a path names it: ids are opaque (src/ids.ts), so any 8 to 64 URL-safe characters; anything else names nobody (400). */
 export function userIdParam(ctx: AppContext): string {
   const id = ctx.params.id;
   if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{8,64}$/.test(id))

@@ -1,4 +1,5 @@
-import { hkdfSync, randomFillSync } from 'node:crypto';
+import { hkdfSync } from 'node:crypto';
+import { randomByte } from '../random.js';
 
 /**
  * The alphabet of the emoji strings the server draws. Chosen so a person reads and types them
@@ -23,21 +24,6 @@ export const EMOJI_ALPHABET: readonly string[] = [
 const SYMBOL_MASK = EMOJI_ALPHABET.length - 1;
 if ((EMOJI_ALPHABET.length & SYMBOL_MASK) !== 0 || EMOJI_ALPHABET.length > 256) {
   throw new Error('the emoji alphabet must have a power-of-two size up to 256 (uniform draws from bytes)');
-}
-
-/**
- * Crypto randomness read ahead in blocks and each byte used once (crypto.randomInt keeps such
- * a cache too): a randomFillSync call costs microseconds whatever its size.
- */
-const block = Buffer.alloc(4096);
-let unused = 0;
-
-function randomByte(): number {
-  if (unused === 0) {
-    randomFillSync(block);
-    unused = block.length;
-  }
-  return block[--unused]!;
 }
 
 /** `count` strings of `length` emoji each, one symbol per byte that `next` gives. */

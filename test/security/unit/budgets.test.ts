@@ -7,6 +7,8 @@ import { deriveEmojiStrings, drawEmojiStrings, drawnBits, EMOJI_ALPHABET } from 
 import { PinHasher, pinBits } from '../../../src/registrations/pin.js';
 import { candidatesPerRound } from '../../../src/registrations/service.js';
 import { ipGroup } from '../../../src/security/ip-group.js';
+import { newShortId } from '../../../src/ids.js';
+import { randomBase64url, randomByte } from '../../../src/random.js';
 import { check as checkFlow } from '../../../src/registrations/steps.js';
 import { Limits, type BudgetSet } from '../../../src/security/limits.js';
 import { cleanPrefix, testRedis, uniquePrefix } from '../../helpers/redis.js';
@@ -89,6 +91,20 @@ describe('security unit: IP groups, PIN strength, the emoji alphabet, the budget
     expect(chiSquare).to.be.below(130); // 63 degrees of freedom: p < 1e-6 above this
     expect(new Set(strings).size).to.equal(1600);
     for (const text of strings.slice(0, 50)) expect(normalEmojiHash(text)).to.equal(emojiHash(text));
+  });
+
+  it('random ids and bytes from one read-ahead block: 128-bit ids never repeat across many refills, bytes cover 0–255, more than a block refused', function () {
+    const ids = Array.from({ length: 3000 }, () => newShortId());
+    expect(new Set(ids).size).to.equal(ids.length);
+    for (const id of ids) expect(id).to.match(/^[A-Za-z0-9_-]{22}$/);
+    // interleaved with single bytes, so draws of both kinds cross the block's boundary at every offset
+    const seen = new Set<number>();
+    for (let i = 0; i < 20000; i++) {
+      seen.add(randomByte());
+      if (i % 7 === 0) expect(randomBase64url(16)).to.have.length(22);
+    }
+    expect(seen.size).to.equal(256);
+    expect(() => randomBase64url(4097)).to.throw(RangeError);
   });
 
   it('derived strings (keyed attempts): the same PIN and key give the same strings, anything else others, every symbol equally likely', function () {
