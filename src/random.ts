@@ -8,22 +8,22 @@ import { randomFillSync } from 'node:crypto';
 const block = Buffer.alloc(4096);
 let unused = 0;
 
-/** One random byte. */
-export function randomByte(): number {
-  if (unused === 0) {
-    randomFillSync(block);
-    unused = block.length;
-  }
-  return block[--unused]!;
-}
-
-/** `size` random bytes (at most the block's 4,096) as base64url. */
-export function randomBase64url(size: number): string {
+/** The block's offset of `size` (≤ 4,096) bytes not handed out before, refilling it when too few are left. */
+function take(size: number): number {
   if (size > block.length) throw new RangeError(`at most ${block.length} random bytes at once`);
   if (unused < size) {
     randomFillSync(block);
     unused = block.length;
   }
   unused -= size;
-  return block.toString('base64url', unused, unused + size);
+  return unused;
+}
+
+/** One random byte. */
+export const randomByte = (): number => block[take(1)]!;
+
+/** `size` random bytes (at most the block's 4,096) as base64url. */
+export function randomBase64url(size: number): string {
+  const at = take(size);
+  return block.toString('base64url', at, at + size);
 }

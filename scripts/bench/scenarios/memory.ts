@@ -179,10 +179,10 @@ async function sessionBytes(ctx: BenchContext, redis: ReturnType<typeof benchRed
   return { logins: again.logins, bytesPerSession: round(again.kept), bytesPerPerson: round(first.kept - again.kept), breakdown: again.breakdown };
 }
 
-/** n logins (from the phones of `people`, else of new people) through the worker, collected: the own-key bytes each keeps. */
 /** Key classes (keyClass) that a login does not keep: rate limits, registrations, and each node's metrics snapshot, health probe and cached figures. */
 const NOT_PER_LOGIN = new Set(['rl', 'reg', 'active', 'metrics', 'health', 'active-figure', 'channel-health']);
 
+/** n logins (from the phones of `people`, else of new people) through the worker, collected: the own-key bytes each keeps. */
 async function keptPerLogin(ctx: BenchContext, redis: ReturnType<typeof benchRedis>, n: number, people?: readonly number[]) {
   const { stack, sizes } = ctx;
   const before = await prefixMemory(redis, stack.prefix);
