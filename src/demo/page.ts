@@ -119,7 +119,10 @@ export function renderLoginPage(model: LoginPageModel): string {
         <p class="hint"><span class="wide-only">${e(t.hintQr)}</span><span class="phone-only">${e(t.hintPhone)}</span></p>
         <p class="countdown" id="countdown-line" hidden>${validBefore}<span id="countdown" role="timer">–</span>${validAfter ?? ''}</p>
         <p id="status" class="status" role="status" aria-live="polite">${code ? e(t.waiting) : e(t.starting)}</p>
-        <p class="actions"><button id="restart" type="button" class="button" hidden>${e(t.getNewCode)}</button><a id="back" class="button primary" href="#" hidden>${e(t.backTo, { name: brand.name })}</a></p>
+        <p class="actions">
+          <button id="restart" type="button" class="button" hidden>${e(t.getNewCode)}</button>
+          <a id="back" class="button primary" href="#" hidden>${e(t.backTo, { name: brand.name })}</a>
+        </p>
       </div>
       <div class="qr-wrap"><img id="qr" alt="${e(t.qrAlt)}" width="220" height="220" hidden></div>
     </div>

@@ -127,7 +127,10 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
           page(
             ctx,
             'Sign out?',
-            `${form}<p class="actions"><button autofocus type="submit" form="op.logoutForm" value="yes" name="logout" class="button primary">Yes, sign me out</button><button type="submit" form="op.logoutForm" class="button">No, stay signed in</button></p>`,
+            `${form}<p class="actions">
+              <button autofocus type="submit" form="op.logoutForm" value="yes" name="logout" class="button primary">Yes, sign me out</button>
+              <button type="submit" form="op.logoutForm" class="button">No, stay signed in</button>
+            </p>`,
           ),
         postLogoutSuccessSource: (ctx) => page(ctx, 'Signed out', '<p>You are signed out.</p>'),
       },
