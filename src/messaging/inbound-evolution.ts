@@ -93,8 +93,14 @@ function senderOf(key: Obj, data: Obj): Sender | null {
   let lid: string | null = null;
   let lidJid: string | null = null;
   for (const jid of jids) {
-    if (phone === null && phoneFromJid(jid) !== null) [phone, phoneJid] = [phoneFromJid(jid), jid];
-    if (lid === null && lidFromJid(jid) !== null) [lid, lidJid] = [lidFromJid(jid), jid];
+    if (phone === null) {
+      phone = phoneFromJid(jid);
+      if (phone !== null) phoneJid = jid;
+    }
+    if (lid === null) {
+      lid = lidFromJid(jid);
+      if (lid !== null) lidJid = jid;
+    }
   }
   if (phone === null && lid === null) return null;
   const sender: Sender = { phone };
