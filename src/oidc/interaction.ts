@@ -36,6 +36,24 @@ function isNavigation(ctx: Ctx): boolean {
 /** How long one poll may take to finish a sign-in before its claim is taken for dead (ms). */
 const FINISH_MS = 30_000;
 
+/**
+ * The provider builds every URL it hands out (discovery, its redirects, the token endpoint a
+ * client assertion must name) from the request's origin, read by Koa from `Host`, or from
+ * `X-Forwarded-Host` and `X-Forwarded-Proto` behind a trusted proxy. It is given the issuer's
+ * origin instead, so a caller's `Host` or `X-Forwarded-Host` cannot make a discovery document
+ * point elsewhere (a shared cache would hand it to everyone), and behind a TLS proxy every URL
+ * reads https. The client address stays the one the service took (TRUST_PROXY), as the
+ * provider runs with `proxy` on (provider.ts).
+ */
+function asIssuersRequest(ctx: Ctx, origin: URL): void {
+  const ip = ctx.ip;
+  const headers = ctx.req.headers;
+  headers.host = origin.host;
+  headers['x-forwarded-host'] = origin.host;
+  headers['x-forwarded-proto'] = origin.protocol.slice(0, -1);
+  headers['x-forwarded-for'] = ip;
+}
+
 export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middleware<AppState> {
   const { registrations, redis, keys, sessions, tokens, log, limits, oidcLogins } = services;
   const mount = oidc.mountPath;
@@ -49,6 +67,7 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
     }));
   const stateKey = (uid: string): string => keys.oidcInteractionLogin(uid);
   const pinFor = (uid: string, attempt: string): string => `oidc-${createHmac('sha256', pinKey).update(`${uid}:${attempt}`).digest('base64url')}`;
+  const publicOrigin = new URL(oidc.issuer);
   const interactionPath = new RegExp(`^${mount.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/${INTERACTION_SEGMENT}/([A-Za-z0-9_-]{1,64})(/status)?$`);
 
   /** The interaction's registration: made on first view, made again (new attempt) once expired. */
@@ -254,6 +273,7 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middle
 
   return async (ctx, next) => {
     if (ctx.path !== mount && !ctx.path.startsWith(`${mount}/`)) return next();
+    asIssuersRequest(ctx, publicOrigin);
     // no page of the provider may be framed (clickjacking of the sign-in or sign-out buttons); its
     // own page policies add to this one, and the interaction page sets a whole policy of its own
     ctx.set('X-Frame-Options', 'DENY');

@@ -153,7 +153,9 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
     renderError: (ctx, out) => page(ctx, 'Sign-in error', `<p><code>${escapeHtml(out.error)}</code> ${escapeHtml(out.error_description ?? '')}</p>`),
   };
   const provider = new ProviderClass(oidc.issuer, configuration);
-  provider.proxy = config.trustProxy;
+  // it reads the origin and the client address from the X-Forwarded-* headers, which the mount
+  // sets to the issuer's and the address the service took (interaction.ts asIssuersRequest)
+  provider.proxy = true;
   // An unreachable store is no fault of the request: 503 with Retry-After, as on every other
   // path. The provider's error handler answers 500 server_error and emits `server_error`; the
   // event notes the cause, and a middleware around the provider's routes (documented

@@ -55,11 +55,12 @@ describe('oidc: interactions bound to their browser, budgeted, capped, unframeab
   const PAGE_BUDGET = 40;
   let stack: Stack;
   let base: string;
+  let issuer: string;
   let chat: Chat;
   let rp: RelyingParty;
 
   before(async function () {
-    ({ stack, base, chat } = await startProductionOidc('oidc-hardening', {
+    ({ stack, base, issuer, chat } = await startProductionOidc('oidc-hardening', {
       RATE_OIDC_AUTHORIZE_PER_MINUTE: String(AUTHORIZE_BUDGET),
       RATE_OIDC_INTERACTION_PER_MINUTE: String(PAGE_BUDGET),
     }));
@@ -246,6 +247,30 @@ describe('oidc: interactions bound to their browser, budgeted, capped, unframeab
       expect(res.headers.get('x-frame-options'), res.url).to.equal('DENY');
       expect(res.headers.get('content-security-policy'), res.url).to.match(/frame-ancestors 'none'/);
     }
+  });
+
+  it('every URL the provider hands out is under the issuer, whatever Host or X-Forwarded-* a caller sends', async function () {
+    const forged = { host: 'attacker.example', 'x-forwarded-host': 'attacker.example:8443', 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' };
+    const discovery = await at('127.0.0.8', `${base}/oidc/.well-known/openid-configuration`, { headers: forged });
+    expect(discovery.status).to.equal(200);
+    const doc = JSON.parse(discovery.body) as Record<string, unknown>;
+    const urls = Object.entries(doc).filter(([, v]) => typeof v === 'string' && /^[a-z]+:\/\//.test(v));
+    expect(urls.map(([k]) => k)).to.include.members([
+      'issuer',
+      'authorization_endpoint',
+      'token_endpoint',
+      'jwks_uri',
+      'userinfo_endpoint',
+      'end_session_endpoint',
+    ]);
+    for (const [name, url] of urls) expect(url, name).to.satisfy((u: string) => u === issuer || u.startsWith(`${issuer}/`));
+    // the authorization request's redirect to the sign-in page
+    const { url } = await rp.authorize();
+    const auth = await at('127.0.0.8', url, { headers: { ...forged, 'sec-fetch-dest': 'document' } });
+    expect(auth.status, auth.body.slice(0, 200)).to.be.within(300, 399);
+    const location = new URL(auth.headers.location!, issuer);
+    expect(location.origin).to.equal(new URL(issuer).origin);
+    expect(location.pathname).to.match(/^\/oidc\/interaction\//);
   });
 
   it('odd requests under /oidc answer a client error, never a 500', async function () {
