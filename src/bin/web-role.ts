@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type Provider from 'oidc-provider';
 import { adminMiddleware } from '../http/admin/index.js';
 import { AdminLoginThrottle } from '../http/admin/login-throttle.js';
 import { metricsHooks } from '../http/admin/request-metrics.js';
@@ -7,6 +8,8 @@ import { loginPageRoutes } from '../demo/routes.js';
 import { createClusterGauges } from '../observability/cluster-gauges.js';
 import { renderClusterMetrics } from '../observability/snapshots.js';
 import { oidcMiddleware } from '../oidc/interaction.js';
+import { checkClients, lazyProvider } from '../oidc/provider.js';
+import { ConfigError, type OidcConfig } from '../config.js';
 import { attachRealtime, type Realtime } from '../realtime/server.js';
 import type { Bootstrapped } from './bootstrap.js';
 import { answerClientErrors } from '../security/client-errors.js';
@@ -50,6 +53,23 @@ async function listen(server: http.Server, port: number, host: string | undefine
   }
 }
 
+/**
+ * A configured OpenID client the provider would refuse is a configuration error: one line that
+ * names it, then exit 1, as for any other. Without the signing keys yet (Redis down at start)
+ * the provider is built, and its clients read, at its first request.
+ */
+async function refuseBadClients(provider: () => Promise<Provider>, oidc: OidcConfig, log: Bootstrapped['log']): Promise<void> {
+  try {
+    await checkClients(await provider(), oidc);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      log.error('configuration error', { problems: err.problems });
+      process.exit(1);
+    }
+    log.warn('OpenID clients not read at start; the provider reads them at its first request', { error: String(err) });
+  }
+}
+
 /** A node that stopped writing snapshots for this long is dropped from /metrics. */
 const staleAfter = (intervalMs: number): number => Math.max(3 * intervalMs, 15_000);
 
@@ -72,7 +92,12 @@ export async function startWeb(b: Bootstrapped): Promise<WebRole> {
     });
   const hooks = metricsHooks(metrics.web);
   services.probes.attach(metrics.web);
-  const oidc = config.oidc ? oidcMiddleware(services, config.oidc) : undefined;
+  let oidc: ReturnType<typeof oidcMiddleware> | undefined;
+  if (config.oidc) {
+    const provider = lazyProvider(services, config.oidc);
+    await refuseBadClients(provider, config.oidc, log);
+    oidc = oidcMiddleware(services, config.oidc, provider);
+  }
   const throttle = new AdminLoginThrottle(services.redis, services.keys, config.rateLimits.adminFailuresPer15Minutes, config.rateLimits.ipv6PrefixLength, log);
   const app = createApp(services, {
     ...hooks,

@@ -12,7 +12,7 @@ import type { Services } from '../services.js';
 import { brandOf } from './branding.js';
 import { imageOrigins, renderLoginPage, renderMessagePage } from '../demo/page.js';
 import { requestLanguage } from '../demo/routes.js';
-import { cookieKeys, createProvider, INTERACTION_SEGMENT } from './provider.js';
+import { cookieKeys, INTERACTION_SEGMENT } from './provider.js';
 
 /**
  * The provider's door in our Koa app, and its interaction step, which is the chat login: the
@@ -54,17 +54,11 @@ function asIssuersRequest(ctx: Ctx, origin: URL): void {
   headers['x-forwarded-for'] = ip;
 }
 
-export function oidcMiddleware(services: Services, oidc: OidcConfig): Koa.Middleware<AppState> {
+/** `op`: the provider (provider.ts lazyProvider) */
+export function oidcMiddleware(services: Services, oidc: OidcConfig, op: () => Promise<Provider>): Koa.Middleware<AppState> {
   const { registrations, redis, keys, sessions, tokens, log, limits, oidcLogins } = services;
   const mount = oidc.mountPath;
   const pinKey = cookieKeys(services, oidc)[0]!;
-  let provider: Promise<Provider> | undefined;
-  // built on first use: it signs with the key ring, which may load after the process starts
-  const op = (): Promise<Provider> =>
-    (provider ??= createProvider(services, oidc).catch((err: unknown) => {
-      provider = undefined;
-      throw err;
-    }));
   const stateKey = (uid: string): string => keys.oidcInteractionLogin(uid);
   const pinFor = (uid: string, attempt: string): string => `oidc-${createHmac('sha256', pinKey).update(`${uid}:${attempt}`).digest('base64url')}`;
   const publicOrigin = new URL(oidc.issuer);

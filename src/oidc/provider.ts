@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Configuration, default as Provider, KoaContextWithOIDC } from 'oidc-provider';
-import type { OidcConfig } from '../config.js';
+import { ConfigError, type OidcConfig } from '../config.js';
 import { redisFault, toAppError, type AppError } from '../errors.js';
 import type { Services } from '../services.js';
 import { parseRoles } from '../auth/roles.js';
@@ -179,4 +179,37 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
     if (ctx.type === 'application/json') ctx.body = { error: 'temporarily_unavailable', error_description: fault.message };
   });
   return provider;
+}
+
+/**
+ * The provider, built on first use (it signs with the key ring, which may load after the process
+ * starts) and built again after a build that failed.
+ */
+export function lazyProvider(services: Services, oidc: OidcConfig): () => Promise<Provider> {
+  let provider: Promise<Provider> | undefined;
+  return () =>
+    (provider ??= createProvider(services, oidc).catch((err: unknown) => {
+      provider = undefined;
+      throw err;
+    }));
+}
+
+/**
+ * Reads every configured client as the provider does at a sign-in (`Client.find`): metadata it
+ * refuses (a redirect URI with a fragment, a response or grant type it does not serve, …) is a
+ * ConfigError naming each such client, so a web node stops at start instead of showing the
+ * person an error page at the first sign-in.
+ */
+export async function checkClients(provider: Provider, oidc: OidcConfig): Promise<void> {
+  const problems: string[] = [];
+  for (const { client_id } of oidc.clients) {
+    try {
+      await provider.Client.find(client_id);
+    } catch (err) {
+      const described = (err as { error_description?: unknown }).error_description;
+      if (typeof described !== 'string') throw err;
+      problems.push(`OIDC client ${client_id}: ${described} (${(err as Error).message})`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
 }

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import http from 'node:http';
 import { randomPhone } from '../helpers/flow.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
-import { testRedis } from '../helpers/redis.js';
-import type { Stack } from '../helpers/processes.js';
+import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from '../helpers/redis.js';
+import { freePort, procfileCommand, runNode, type Stack } from '../helpers/processes.js';
 import { Browser } from './browser.js';
 import { startProductionOidc } from './production-stack.js';
 import { CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, RelyingParty, type Chat } from './relying-party.js';
@@ -352,5 +352,45 @@ describe('oidc: with Redis gone, the provider answers 503, never 500', function 
     const auth = await fetch((await rp.authorize()).url, { redirect: 'manual' });
     expect(auth.status, await auth.text()).to.equal(503);
     expect(stack.webs[0]!.child.exitCode).to.equal(null);
+  });
+});
+
+describe('oidc: a client the provider would refuse stops a web node at start', function () {
+  this.timeout(60000);
+  const prefix = uniquePrefix('oidc-bad-client');
+  after(async () => {
+    await cleanPrefix(prefix);
+  });
+
+  it('one configuration error line names each such client and why; the node never listens', async function () {
+    const port = await freePort();
+    const secret = 's'.repeat(40);
+    const clients = [
+      { client_id: 'fragment-app', client_secret: secret, redirect_uris: ['https://app.example/cb#x'] },
+      { client_id: 'good-app', client_secret: secret, redirect_uris: ['https://app.example/cb'] },
+      { client_id: 'machine-app', client_secret: secret, redirect_uris: ['https://app.example/cb'], grant_types: ['client_credentials'] },
+    ];
+    const [cmd, ...args] = procfileCommand('web');
+    expect(cmd).to.equal('node');
+    const run = await runNode(args, {
+      NODE_ENV: 'production',
+      REDIS_URL,
+      KEY_PREFIX: prefix,
+      PORT: String(port),
+      JWT_SECRET: 'oidc-suite-production-like-secret-0123456789',
+      WEBHOOK_SECRET: 'w'.repeat(40),
+      OIDC_CLIENTS: JSON.stringify(clients),
+      OIDC_ISSUER: `http://localhost:${port}/oidc`,
+    });
+    expect(run.code, run.stdout + run.stderr).to.equal(1);
+    const lines = (run.stdout + run.stderr).split('\n').filter((l) => l.startsWith('{'));
+    const errors = lines.map((l) => JSON.parse(l) as { level: string; message: string; problems?: string[] }).filter((l) => l.level === 'error');
+    expect(errors, run.stdout).to.have.length(1);
+    expect(errors[0]!.message).to.equal('configuration error');
+    expect(errors[0]!.problems).to.have.length(2);
+    expect(errors[0]!.problems![0]).to.match(/^OIDC client fragment-app: .*fragment/);
+    expect(errors[0]!.problems![1]).to.match(/^OIDC client machine-app: grant_types/);
+    expect(run.stdout).to.not.include('web listening');
+    expect(run.stdout + run.stderr).to.not.include(secret);
   });
 });
