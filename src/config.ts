@@ -696,6 +696,11 @@ function oidcConfig(env: Env, production: boolean, port: number): OidcConfig | u
     throw new ConfigError(`${source} must be a JSON array of clients, each with client_id and redirect_uris`);
   }
   for (const c of clients) {
+    // the token endpoint takes a client's secret with no budget (an app's server makes every
+    // exchange and refresh from one address), so in production it is as long as our own secrets
+    if (production && typeof c.client_secret === 'string' && Buffer.byteLength(c.client_secret, 'utf8') < MIN_SECRET_BYTES) {
+      throw new ConfigError(`${source}: client_secret of client ${c.client_id} must be at least ${MIN_SECRET_BYTES} bytes when NODE_ENV=production`);
+    }
     // the login page's colours for this client (src/demo/brand.ts): a wrong one stops the start, not a sign-in
     for (const key of ['brand_color', 'brand_background_color']) {
       if (c[key] !== undefined && (typeof c[key] !== 'string' || !/^#[0-9a-fA-F]{6}$/.test(c[key]))) {

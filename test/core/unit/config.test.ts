@@ -97,6 +97,28 @@ describe('core unit: config', function () {
     expect(() => loadConfig({ OIDC_CLIENTS: clients({ brand_background_color: 'black' }) })).to.throw(ConfigError, /brand_background_color/);
   });
 
+  it("in production an OpenID client's secret is as long as the service's own secrets", function () {
+    const env = (secret: string) => ({
+      NODE_ENV: 'production',
+      JWT_SECRET: SECRET,
+      WEBHOOK_JWT_KEY: 'k'.repeat(32),
+      OIDC_ISSUER: 'https://auth.example/oidc',
+      OIDC_CLIENTS: JSON.stringify([{ client_id: 'app', client_secret: secret, redirect_uris: ['https://app.example/cb'] }]),
+    });
+    expect(() => loadConfig(env('s'.repeat(31)))).to.throw(ConfigError, /client_secret of client app must be at least 32 bytes when NODE_ENV=production/);
+    expect(loadConfig(env('s'.repeat(32))).oidc!.clients).to.have.length(1);
+    // a public client has no secret; outside production a short one is a developer's choice
+    expect(
+      loadConfig({
+        ...env(''),
+        OIDC_CLIENTS: JSON.stringify([{ client_id: 'spa', token_endpoint_auth_method: 'none', redirect_uris: ['https://app.example/cb'] }]),
+      }).oidc,
+    ).to.not.equal(undefined);
+    expect(
+      loadConfig({ OIDC_CLIENTS: JSON.stringify([{ client_id: 'app', client_secret: 'x', redirect_uris: ['https://app.example/cb'] }]) }).oidc,
+    ).to.not.equal(undefined);
+  });
+
   it('refuses a WEBHOOK_JWT_KEY equal to JWT_SECRET, in any environment', function () {
     expect(() => loadConfig({ JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: SECRET })).to.throw(ConfigError, /WEBHOOK_JWT_KEY must differ from JWT_SECRET/);
     expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: SECRET })).to.throw(ConfigError, /must differ/);
