@@ -669,7 +669,7 @@ function channelNumbers(env: Env, channels: string[], defaultChannel: string, wh
  * OIDC_CLIENTS (JSON array of client metadata) or OIDC_CLIENTS_FILE turn the provider on;
  * OIDC_ISSUER says where it lives (default http://localhost:PORT/oidc outside production).
  */
-function oidcConfig(env: Env, production: boolean, port: number): OidcConfig | undefined {
+function oidcConfig(env: Env, production: boolean, port: number, allowedHosts: readonly string[]): OidcConfig | undefined {
   const inline = str(env, 'OIDC_CLIENTS');
   const file = str(env, 'OIDC_CLIENTS_FILE');
   // read whatever is set, so a listing of the variables this module reads finds them
@@ -712,6 +712,12 @@ function oidcConfig(env: Env, production: boolean, port: number): OidcConfig | u
   const issuer = rawIssuer ?? `http://localhost:${port}/oidc`;
   const mountPath = new URL(issuer).pathname.replace(/\/+$/, '');
   if (mountPath === '' || mountPath === '/.well-known') throw new ConfigError('OIDC_ISSUER must have a path of its own, e.g. https://auth.example.com/oidc');
+  // every URL the provider hands out names the issuer's host (oidc/interaction.ts asIssuersRequest);
+  // ALLOWED_HOSTS takes any IP address (security/allowed-hosts.ts)
+  const issuerHost = new URL(issuer).hostname.replace(/^\[(.*)\]$/, '$1');
+  if (allowedHosts.length > 0 && isIP(issuerHost) === 0 && !allowedHosts.includes(issuerHost)) {
+    throw new ConfigError(`OIDC_ISSUER's host ${issuerHost} is not in ALLOWED_HOSTS: every OpenID request would be refused`);
+  }
   if (cookieKeys?.some((k) => k.length < 32)) throw new ConfigError('OIDC_COOKIE_KEYS must be comma-separated keys of at least 32 characters');
   if (str(env, 'JWT_ALGORITHM') === 'HS256')
     throw new ConfigError('the OpenID provider signs ID tokens with an asymmetric key: JWT_ALGORITHM=HS256 cannot be used with OIDC_CLIENTS');
@@ -853,12 +859,13 @@ function readConfig(env: Env): Config {
   const collectRetrySeconds = int(env, 'COLLECT_RETRY_SECONDS', 20, 0, 300);
   const refreshReuseSeconds = int(env, 'REFRESH_REUSE_SECONDS', 10, 0, 300);
   const inboundPartitions = int(env, 'INBOUND_PARTITIONS', 1, 1, 64);
+  const listen = listenSettings(env, production);
 
   return {
     nodeEnv,
     production,
     port,
-    ...listenSettings(env, production),
+    ...listen,
     redisUrl,
     redis,
     redisWait: {
@@ -957,8 +964,8 @@ function readConfig(env: Env): Config {
       ),
     },
     oidc: part(
-      () => oidcConfig(env, production, port),
-      () => oidcConfig({}, false, port),
+      () => oidcConfig(env, production, port, listen.allowedHosts),
+      () => oidcConfig({}, false, port, []),
     ),
     senderCountries: senderCountries(env),
   };

@@ -119,6 +119,22 @@ describe('core unit: config', function () {
     ).to.not.equal(undefined);
   });
 
+  it("OIDC_ISSUER's host must be one ALLOWED_HOSTS takes", function () {
+    const env = (issuer: string, hosts: string) => ({
+      OIDC_ISSUER: issuer,
+      ALLOWED_HOSTS: hosts,
+      OIDC_CLIENTS: JSON.stringify([{ client_id: 'app', redirect_uris: ['https://app.example/cb'] }]),
+    });
+    expect(() => loadConfig(env('https://auth.example.com/oidc', 'www.example.com,localhost'))).to.throw(
+      ConfigError,
+      /OIDC_ISSUER's host auth\.example\.com is not in ALLOWED_HOSTS/,
+    );
+    expect(loadConfig(env('https://Auth.Example.com:8443/oidc', 'auth.example.com')).oidc).to.not.equal(undefined);
+    expect(loadConfig(env('http://127.0.0.1:3000/oidc', 'auth.example.com')).oidc).to.not.equal(undefined);
+    expect(loadConfig(env('http://[::1]:3000/oidc', 'auth.example.com')).oidc).to.not.equal(undefined);
+    expect(loadConfig(env('https://auth.example.com/oidc', '')).oidc).to.not.equal(undefined);
+  });
+
   it('refuses a WEBHOOK_JWT_KEY equal to JWT_SECRET, in any environment', function () {
     expect(() => loadConfig({ JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: SECRET })).to.throw(ConfigError, /WEBHOOK_JWT_KEY must differ from JWT_SECRET/);
     expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET, WEBHOOK_JWT_KEY: SECRET })).to.throw(ConfigError, /must differ/);
