@@ -710,6 +710,8 @@ function oidcConfig(env: Env, production: boolean, port: number, allowedHosts: r
   }
   if (rawIssuer === undefined && production) throw new ConfigError('OIDC_ISSUER is required when OIDC clients are configured in production');
   const issuer = rawIssuer ?? `http://localhost:${port}/oidc`;
+  // an issuer identifier has no query or fragment (RFC 8414 §2; the provider refuses one)
+  if (/[?#]/.test(issuer)) throw new ConfigError('OIDC_ISSUER must have no query or fragment, e.g. https://auth.example.com/oidc');
   const mountPath = new URL(issuer).pathname.replace(/\/+$/, '');
   if (mountPath === '' || mountPath === '/.well-known') throw new ConfigError('OIDC_ISSUER must have a path of its own, e.g. https://auth.example.com/oidc');
   // every URL the provider hands out names the issuer's host (oidc/interaction.ts asIssuersRequest);

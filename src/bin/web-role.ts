@@ -10,6 +10,7 @@ import { renderClusterMetrics } from '../observability/snapshots.js';
 import { oidcMiddleware } from '../oidc/interaction.js';
 import { checkClients, lazyProvider } from '../oidc/provider.js';
 import { ConfigError, type OidcConfig } from '../config.js';
+import { AppError } from '../errors.js';
 import { attachRealtime, type Realtime } from '../realtime/server.js';
 import type { Bootstrapped } from './bootstrap.js';
 import { answerClientErrors } from '../security/client-errors.js';
@@ -56,17 +57,20 @@ async function listen(server: http.Server, port: number, host: string | undefine
 /**
  * A configured OpenID client the provider would refuse is a configuration error: one line that
  * names it, then exit 1, as for any other. Without the signing keys yet (Redis down at start)
- * the provider is built, and its clients read, at its first request.
+ * the provider is built, and its clients read, at its first request; OpenID requests answer 503
+ * until then. A provider that cannot be built for any other reason stops the start too.
  */
 async function refuseBadClients(provider: () => Promise<Provider>, oidc: OidcConfig, log: Bootstrapped['log']): Promise<void> {
   try {
     await checkClients(await provider(), oidc);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      log.error('configuration error', { problems: err.problems });
-      process.exit(1);
+    if (err instanceof AppError && err.code === 'NETWORK_ERROR') {
+      log.warn('OpenID clients not read at start; the provider reads them at its first request', { error: err.message });
+      return;
     }
-    log.warn('OpenID clients not read at start; the provider reads them at its first request', { error: String(err) });
+    if (err instanceof ConfigError) log.error('configuration error', { problems: err.problems });
+    else log.error('the OpenID provider cannot start', { error: String(err) });
+    process.exit(1);
   }
 }
 

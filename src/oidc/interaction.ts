@@ -318,12 +318,14 @@ export function oidcMiddleware(services: Services, oidc: OidcConfig, op: () => P
     // the doors that store something for anyone who asks (a sign-in, a pushed request) spend the IP group's budget
     if (route === '/auth' || route === '/request') await limits.consume('oidcAuthorize', limits.group(ctx.ip));
     // Everything else is the provider's: hand it the raw request with the mount path taken off
-    // (`/oidc?x=1` is the provider's `/?x=1`).
+    // (`/oidc?x=1` is the provider's `/?x=1`). Built first, so a build that fails (the signing
+    // keys not loaded yet) is answered here, before the response is the provider's.
+    const provider = await op();
     ctx.respond = false;
     const req = ctx.req as typeof ctx.req & { originalUrl?: string };
     req.originalUrl = req.url;
     const rest = req.url!.slice(mount.length);
     req.url = rest.startsWith('/') ? rest : `/${rest}`;
-    await (await op()).callback()(req, ctx.res);
+    await provider.callback()(req, ctx.res);
   };
 }

@@ -3,10 +3,11 @@ import http from 'node:http';
 import { randomPhone } from '../helpers/flow.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
 import { cleanPrefix, REDIS_URL, testRedis, uniquePrefix } from '../helpers/redis.js';
-import { freePort, procfileCommand, runNode, type Stack } from '../helpers/processes.js';
+import { eventually } from '../helpers/http.js';
+import { freePort, procfileCommand, runNode, startProcess, stopProcess, type ServiceProcess, type Stack } from '../helpers/processes.js';
 import { Browser } from './browser.js';
 import { startProductionOidc } from './production-stack.js';
-import { CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, RelyingParty, type Chat } from './relying-party.js';
+import { CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, RelyingParty, testClient, type Chat } from './relying-party.js';
 
 /** One HTTP request from a chosen loopback address (127.0.0.0/8 is all loopback): an IP group of its own. */
 function fromAddress(
@@ -392,5 +393,48 @@ describe('oidc: a client the provider would refuse stops a web node at start', f
     expect(errors[0]!.problems![1]).to.match(/^OIDC client machine-app: grant_types/);
     expect(run.stdout).to.not.include('web listening');
     expect(run.stdout + run.stderr).to.not.include(secret);
+  });
+});
+
+describe('oidc: a web node started while Redis is down', function () {
+  this.timeout(90000);
+  let redis: PrivateRedis | undefined;
+  let web: ServiceProcess | undefined;
+  after(async function () {
+    if (web) await stopProcess(web, 'SIGKILL');
+    await redis?.kill();
+  });
+
+  it('answers the provider 503 with Retry-After at once (its signing keys are not loaded), then serves it once Redis is back', async function () {
+    redis = await PrivateRedis.start();
+    await redis.kill();
+    const port = await freePort();
+    web = await startProcess('web', {
+      NODE_ENV: 'production',
+      REDIS_URL: redis.url,
+      PORT: String(port),
+      JWT_SECRET: 'oidc-suite-production-like-secret-0123456789',
+      WEBHOOK_SECRET: 'w'.repeat(40),
+      OIDC_CLIENTS: JSON.stringify([testClient()]),
+      OIDC_ISSUER: `http://localhost:${port}/oidc`,
+    });
+    expect(web.output()).to.match(/OpenID clients not read at start/);
+    const discovery = `${web.url}/oidc/.well-known/openid-configuration`;
+    for (const url of [discovery, `${web.url}/oidc/me`]) {
+      const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+      expect(res.status, url).to.equal(503);
+      expect(Number(res.headers.get('retry-after')), url).to.be.greaterThan(0);
+      expect(await res.json()).to.include({ success: false, error: 'NETWORK_ERROR' });
+    }
+    await redis.start();
+    const served = await eventually(
+      async () => {
+        const res = await fetch(discovery, { signal: AbortSignal.timeout(5000) });
+        return res.status === 200 ? ((await res.json()) as { issuer: string }) : undefined;
+      },
+      30000,
+      250,
+    );
+    expect(served.issuer).to.equal(`http://localhost:${port}/oidc`);
   });
 });

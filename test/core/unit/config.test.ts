@@ -133,6 +133,9 @@ describe('core unit: config', function () {
     expect(loadConfig(env('http://127.0.0.1:3000/oidc', 'auth.example.com')).oidc).to.not.equal(undefined);
     expect(loadConfig(env('http://[::1]:3000/oidc', 'auth.example.com')).oidc).to.not.equal(undefined);
     expect(loadConfig(env('https://auth.example.com/oidc', '')).oidc).to.not.equal(undefined);
+    for (const issuer of ['https://auth.example.com/oidc?tenant=1', 'https://auth.example.com/oidc#x', 'https://auth.example.com/oidc?']) {
+      expect(() => loadConfig(env(issuer, '')), issuer).to.throw(ConfigError, /OIDC_ISSUER must have no query or fragment/);
+    }
   });
 
   it('refuses a WEBHOOK_JWT_KEY equal to JWT_SECRET, in any environment', function () {
