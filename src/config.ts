@@ -695,7 +695,10 @@ function oidcConfig(env: Env, production: boolean, port: number, allowedHosts: r
   if (!Array.isArray(clients) || clients.length === 0 || !clients.every(valid)) {
     throw new ConfigError(`${source} must be a JSON array of clients, each with client_id and redirect_uris`);
   }
+  const ids = new Set<string>();
   for (const c of clients) {
+    if (ids.has(c.client_id)) throw new ConfigError(`${source}: client_id ${c.client_id} appears more than once`);
+    ids.add(c.client_id);
     // the token endpoint takes a client's secret with no budget (an app's server makes every
     // exchange and refresh from one address), so in production it is as long as our own secrets
     if (production && typeof c.client_secret === 'string' && Buffer.byteLength(c.client_secret, 'utf8') < MIN_SECRET_BYTES) {

@@ -152,7 +152,12 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
     },
     renderError: (ctx, out) => page(ctx, 'Sign-in error', `<p><code>${escapeHtml(out.error)}</code> ${escapeHtml(out.error_description ?? '')}</p>`),
   };
-  const provider = new ProviderClass(oidc.issuer, configuration);
+  let provider: Provider;
+  try {
+    provider = new ProviderClass(oidc.issuer, configuration);
+  } catch (err) {
+    throw refusal(err, 'OIDC_CLIENTS');
+  }
   // it reads the origin and the client address from the X-Forwarded-* headers, which the mount
   // sets to the issuer's and the address the service took (interaction.ts asIssuersRequest)
   provider.proxy = true;
@@ -206,10 +211,15 @@ export async function checkClients(provider: Provider, oidc: OidcConfig): Promis
     try {
       await provider.Client.find(client_id);
     } catch (err) {
-      const described = (err as { error_description?: unknown }).error_description;
-      if (typeof described !== 'string') throw err;
-      problems.push(`OIDC client ${client_id}: ${described} (${(err as Error).message})`);
+      problems.push(...refusal(err, `OIDC client ${client_id}`).problems);
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
+}
+
+/** The provider's refusal of client metadata (an error with `error_description`) as a ConfigError about `what`; anything else is thrown as is. */
+function refusal(err: unknown, what: string): ConfigError {
+  const described = (err as { error_description?: unknown }).error_description;
+  if (typeof described !== 'string') throw err;
+  return new ConfigError(`${what}: ${described} (${(err as Error).message})`);
 }

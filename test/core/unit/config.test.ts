@@ -119,6 +119,14 @@ describe('core unit: config', function () {
     ).to.not.equal(undefined);
   });
 
+  it('each OpenID client_id once', function () {
+    const client = { client_id: 'app', redirect_uris: ['https://app.example/cb'] };
+    expect(() => loadConfig({ OIDC_CLIENTS: JSON.stringify([client, { ...client, redirect_uris: ['https://other.example/cb'] }]) })).to.throw(
+      ConfigError,
+      /OIDC_CLIENTS: client_id app appears more than once/,
+    );
+  });
+
   it("OIDC_ISSUER's host must be one ALLOWED_HOSTS takes", function () {
     const env = (issuer: string, hosts: string) => ({
       OIDC_ISSUER: issuer,
