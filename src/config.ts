@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import { CATALOGUE, DEFAULT_REPLY_KINDS, LANGUAGES, REPLY_KINDS, type ChatTexts, type Language, type ReplyKind } from './chat-catalogue.js';
 import { isSupportedCountry } from 'libphonenumber-js';
+import { hostAllowed } from './allowed-hosts.js';
 import { parseKeySet, type KeyMaterial, type SigningAlg } from './key-material.js';
 
 /**
@@ -102,7 +103,7 @@ export interface Config {
   port: number;
   /** HOST: the address the web server listens on; undefined: every interface (production's default) */
   host: string | undefined;
-  /** ALLOWED_HOSTS: the host names a request's `Host` may name (lower case); empty: any (security/allowed-hosts.ts) */
+  /** ALLOWED_HOSTS: the host names a request's `Host` may name (lower case); empty: any (allowed-hosts.ts) */
   allowedHosts: string[];
   /** the single server's URL (also set, unused, in sentinel and cluster modes) */
   redisUrl: string;
@@ -715,13 +716,12 @@ function oidcConfig(env: Env, production: boolean, port: number, allowedHosts: r
   const issuer = rawIssuer ?? `http://localhost:${port}/oidc`;
   // an issuer identifier has no query or fragment (RFC 8414 §2; the provider refuses one)
   if (/[?#]/.test(issuer)) throw new ConfigError('OIDC_ISSUER must have no query or fragment, e.g. https://auth.example.com/oidc');
-  const mountPath = new URL(issuer).pathname.replace(/\/+$/, '');
+  const issuerUrl = new URL(issuer);
+  const mountPath = issuerUrl.pathname.replace(/\/+$/, '');
   if (mountPath === '' || mountPath === '/.well-known') throw new ConfigError('OIDC_ISSUER must have a path of its own, e.g. https://auth.example.com/oidc');
-  // every URL the provider hands out names the issuer's host (oidc/interaction.ts asIssuersRequest);
-  // ALLOWED_HOSTS takes any IP address (security/allowed-hosts.ts)
-  const issuerHost = new URL(issuer).hostname.replace(/^\[(.*)\]$/, '$1');
-  if (allowedHosts.length > 0 && isIP(issuerHost) === 0 && !allowedHosts.includes(issuerHost)) {
-    throw new ConfigError(`OIDC_ISSUER's host ${issuerHost} is not in ALLOWED_HOSTS: every OpenID request would be refused`);
+  // every URL the provider hands out names the issuer's host (oidc/interaction.ts asIssuersRequest)
+  if (!hostAllowed(issuerUrl.host, new Set(allowedHosts))) {
+    throw new ConfigError(`OIDC_ISSUER's host ${issuerUrl.hostname} is not in ALLOWED_HOSTS: every OpenID request would be refused`);
   }
   if (cookieKeys?.some((k) => k.length < 32)) throw new ConfigError('OIDC_COOKIE_KEYS must be comma-separated keys of at least 32 characters');
   if (str(env, 'JWT_ALGORITHM') === 'HS256')

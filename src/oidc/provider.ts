@@ -156,7 +156,8 @@ export async function createProvider(services: Services, oidc: OidcConfig): Prom
   try {
     provider = new ProviderClass(oidc.issuer, configuration);
   } catch (err) {
-    throw refusal(err, 'OIDC_CLIENTS');
+    const problem = refusal(err, 'OIDC_CLIENTS');
+    throw problem === undefined ? err : new ConfigError(problem);
   }
   // it reads the origin and the client address from the X-Forwarded-* headers, which the mount
   // sets to the issuer's and the address the service took (interaction.ts asIssuersRequest)
@@ -211,15 +212,16 @@ export async function checkClients(provider: Provider, oidc: OidcConfig): Promis
     try {
       await provider.Client.find(client_id);
     } catch (err) {
-      problems.push(...refusal(err, `OIDC client ${client_id}`).problems);
+      const problem = refusal(err, `OIDC client ${client_id}`);
+      if (problem === undefined) throw err;
+      problems.push(problem);
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
 }
 
-/** The provider's refusal of client metadata (an error with `error_description`) as a ConfigError about `what`; anything else is thrown as is. */
-function refusal(err: unknown, what: string): ConfigError {
+/** The provider's refusal of client metadata (an error with `error_description`) as a problem about `what`; undefined for any other error. */
+function refusal(err: unknown, what: string): string | undefined {
   const described = (err as { error_description?: unknown }).error_description;
-  if (typeof described !== 'string') throw err;
-  return new ConfigError(`${what}: ${described} (${(err as Error).message})`);
+  return typeof described === 'string' ? `${what}: ${described} (${(err as Error).message})` : undefined;
 }

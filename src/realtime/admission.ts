@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket as NetSocket } from 'node:net';
-import { hostAllowed } from '../security/allowed-hosts.js';
+import { hostAllowed } from '../allowed-hosts.js';
 import { clientIp } from '../security/client-ip.js';
 import type { Probes } from '../security/probes.js';
 
@@ -14,7 +14,7 @@ import type { Probes } from '../security/probes.js';
  *   no browser page (a server, a mobile app, a test) and is taken: whoever sends it shows its
  *   own device and address. `Origin: null` (sandboxed frames, files) is refused. With
  *   ALLOWED_HOSTS, a handshake whose `Host` names no listed host is refused first: a DNS
- *   rebinding page is same-host with its own Origin (security/allowed-hosts.ts).
+ *   rebinding page is same-host with its own Origin (src/allowed-hosts.ts).
  * - at most SOCKETS_PER_IP open connections per IP group on this node, so one address can't
  *   hold a node's memory. The place is taken here, synchronously, when the handshake is let
  *   through: engine.io makes the connection only after an awaited id, and polling handshakes

@@ -11,8 +11,8 @@ import { ROOT } from '../helpers/processes.js';
 
 /** Lowest first. A folder of src/, a root file, or one file that sits apart from its folder. */
 const LAYERS: string[][] = [
-  // config.ts reads the chat texts' defaults and the signing keys with the two leaves beside it
-  ['errors.ts', 'remembered.ts', 'random.ts', 'ids.ts', 'config.ts', 'chat-catalogue.ts', 'key-material.ts'],
+  // config.ts reads the chat texts' defaults, the signing keys and the host-name rule with the leaves beside it
+  ['errors.ts', 'remembered.ts', 'random.ts', 'ids.ts', 'config.ts', 'chat-catalogue.ts', 'key-material.ts', 'allowed-hosts.ts'],
   ['redis'],
   // what every layer writes its lines to; the rest of observability reads every layer (below)
   ['observability/logger.ts'],

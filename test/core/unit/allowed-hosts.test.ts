@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../../src/config.js';
-import { hostAllowed } from '../../../src/security/allowed-hosts.js';
+import { hostAllowed } from '../../../src/allowed-hosts.js';
 
 const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), WEBHOOK_SECRET: 'w'.repeat(32) };
 
